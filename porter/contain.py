@@ -140,9 +140,12 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
     real location must be inside it, checked on the opened descriptor. Raises Unreadable with the reason."""
     # The root resolved once per read, for both checks (the path before the open, the descriptor after it).
     top = os.path.realpath(root) if root is not None else ""
-    if root is not None and not _under(os.path.realpath(path), top):
+    # Each path resolved once per check (both questions read the same resolution): realpath is an lstat per
+    # component, and two of them per question were most of a read's cost on a deep tree.
+    where = os.path.realpath(path) if root is not None else ""
+    if root is not None and not _under(where, top):
         raise Unreadable(f"leads outside {root_name}; not read")
-    if root is not None and in_git_dir(os.path.realpath(path), top):
+    if root is not None and in_git_dir(where, top):
         raise Unreadable(GIT_REFUSED)
     # Asked before the open, not only after it: opening is already an effect on a special file (a FIFO's waiting
     # writer is released, a device driver's open runs: a watchdog is armed, a tape rewinds), and a tree unpacked
@@ -159,9 +162,10 @@ def read_bytes(path: Path | str, limit: int, *, root: Path | str | None = None, 
     try:
         if root is not None:
             real = _descriptor_path(fd)
-            if real is not None and not _under(os.path.realpath(real), top):
+            opened = os.path.realpath(real) if real is not None else None
+            if opened is not None and not _under(opened, top):
                 raise Unreadable(f"leads outside {root_name}; not read")
-            if real is not None and in_git_dir(os.path.realpath(real), top):
+            if opened is not None and in_git_dir(opened, top):
                 raise Unreadable(GIT_REFUSED)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

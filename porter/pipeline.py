@@ -100,17 +100,18 @@ class Run:
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
         progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None,
-        untrusted: bool = False, found: Discovery | None = None) -> Run:
+        untrusted: bool = False, found: Discovery | None = None, keep_held: bool = False) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
     the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`);
     `untrusted`: the scanned files are a change's under --isolated, whose own claims are not taken (see `scan`);
-    `found`: the source's discovery with the settings' include/exclude, when the caller already has it."""
+    `found`: the source's discovery with the settings' include/exclude, when the caller already has it;
+    `keep_held`: the result keeps the files' bytes as read (ScanStats.held) for a stage of the caller's (run_diff)."""
     source = source if isinstance(source, (WorkTree, GitTree)) else WorkTree(Path(source))
     targets = tuple(resolve_targets(settings.targets))
     try:
         result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted,
                       found=found)
-        return complete(result, settings, targets, assess=assess, source=source)
+        return complete(result, settings, targets, assess=assess, source=source, keep_held=keep_held)
     finally:
         # A git tree's `git cat-file` ends with the run, however it ends (a deadline, an error): in a process that
         # goes on (a test worker, a fleet worker, a library caller) each run's reader stayed otherwise.
@@ -119,7 +120,7 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
 
 
 def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...], *, assess: bool = False,
-             model: EffortModel | None = None, source: Source | None = None) -> Run:
+             model: EffortModel | None = None, source: Source | None = None, keep_held: bool = False) -> Run:
     """The stages after the scan: kernel analysis for the targets, port status (read from `source`, the tree the
     result came from) and, with assess, the effort estimate (with `model`, default the settings' effort model).
     `run` and history walks (one scan result per commit) share it, so a stage added here applies to both."""
@@ -139,8 +140,10 @@ def complete(result: ScanResult, settings: Settings, targets: tuple[Target, ...]
         result = attach_status(_analysed(result, analysed), settings, source, cache, digest, mapped)
     if any(f.rule == refine_vectors.USE_RULE for f in result.findings):
         result = dataclasses.replace(result, findings=tuple(refine_vectors.guarded_uses(result.findings)))
-    # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run).
-    result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
+    # The files' bytes were for deep mode and port status: not kept past them (nor by whoever holds the run), unless
+    # the caller has a stage of its own that reads them (run_diff's guard check).
+    if not keep_held:
+        result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, held=None))
     if cache is not None:
         cache.flush()
     assessment = None
@@ -229,9 +232,11 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
         # Under --isolated the files of the change are untrusted on both sides: neither reads as a private copy of a
         # toolkit header because it says so (porter.match.refine).
-        sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated).result
+        sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated,
+                     keep_held=isolated and commit == head).result
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
-        diff = changes.compare(sides[0], sides[1], change, isolated, read=changes.read_at(top, head, subdir),
+        diff = changes.compare(sides[0], sides[1], change, isolated,
+                               read=_held_first(sides[1], changes.read_at(top, head, subdir)),
                                budget=file_budget(settings))
         head_result = _added_submodules_unseen(sides[1], change.head_paths - change.base_paths)
     elif baseline is not None:
@@ -239,12 +244,15 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # A baseline names no change, so under --isolated no file of the tree reads as a private copy of a toolkit
         # header because it says so: a pull request could add `cuda_fp16.hpp` holding its kernel. `porter baseline
         # --isolated` writes its side the same way, so a real vendored copy's findings are in the baseline.
-        head_result = run(source, settings, untrusted=isolated).result
-        diff = changes.compare_baseline(baseline, head_result, isolated, read=_reader(source, settings),
+        head_result = run(source, settings, untrusted=isolated, keep_held=isolated).result
+        diff = changes.compare_baseline(baseline, head_result, isolated,
+                                        read=_held_first(head_result, _reader(source, settings)),
                                         budget=file_budget(settings))
     else:
         raise ValueError("run_diff needs new_since or baseline")
-    result = changes.apply(head_result, diff)
+    # The head scan's bytes served the guard check; not kept past it.
+    result = changes.apply(dataclasses.replace(head_result, stats=dataclasses.replace(head_result.stats, held=None)),
+                           diff)
     assessment = None
     if assess:
         result, assessment = assessed(result, settings, targets)
@@ -264,6 +272,20 @@ def _added_submodules_unseen(head: ScanResult, added: frozenset[str]) -> ScanRes
     return dataclasses.replace(head, skipped=tuple(
         Skipped(s.path, ADDED_SUBMODULE) if s.reason == SUBMODULE_SKIP and s.path in added else s
         for s in head.skipped))
+
+
+def _held_first(result: ScanResult, read: Callable[[str], bytes | None]) -> Callable[[str], bytes | None]:
+    """`read`, except that a file the scan of `result` holds (porter.pipeline.Held) is taken from there: the diff's
+    guard check (porter.diff._reopen) then reads no file the scan already read."""
+    held = result.stats.held
+    listing = result.stats.discovery
+    by_path = {c.path: c for c in listing[3].files} if held is not None and listing is not None else {}
+
+    def held_or_read(path: str) -> bytes | None:
+        c = by_path.get(path)
+        data = held.get(c) if c is not None else None
+        return data if data is not None else read(path)
+    return held_or_read
 
 
 def _reader(source: Source, settings: Settings) -> Callable[[str], bytes | None]:
@@ -645,23 +667,16 @@ _STANDARD_LANGUAGES = frozenset({"make", "cmake", "shell"})
 _BUILD_FILE_BYTES = 4 * 1024 * 1024
 
 
-def _vector_operators(source: Source, found: Discovery, findings: list[Finding], ruleset: RuleSet,
-                      only: frozenset[str] | None, held: Held | None, disabled: frozenset[str]) -> list[Finding]:
+def _vector_operators(found: Discovery, results: list[FileResult], findings: list[Finding], ruleset: RuleSet,
+                      only: frozenset[str] | None, disabled: frozenset[str]) -> list[Finding]:
     """porter.match.refine_vectors over the scan's C/C++/CUDA files: DEV053's uses reached through includes (in the
-    scanned files: with `only`, those paths alone) and, on a whole scan, API009's unused definitions at info."""
+    scanned files: with `only`, those paths alone) and, on a whole scan, API009's unused definitions at info. From
+    what each file's scan kept (FileResult.includes and .vectors): no file is read or parsed again."""
     rule = None if refine_vectors.USE_RULE in disabled else next(
         (r for r in ruleset.rules if r.id == refine_vectors.USE_RULE), None)
-    sources = {c.path: c.language for c in found.files if c.language == "cuda"}
-    by_path = {c.path: c for c in found.files}
-
-    def read(path: str) -> bytes | None:
-        try:
-            c = by_path[path]
-            return held.read(source, c, _BUILD_FILE_BYTES) if held is not None else source.read(c, _BUILD_FILE_BYTES)
-        except SourceReadError:
-            return None
-
-    out = refine_vectors.reached_uses(findings, sources, read, rule)
+    sources = [c.path for c in found.files if c.language == "cuda"]
+    files = {r.path: r for r in results if r.language == "cuda"}
+    out = refine_vectors.reached_uses(findings, files, sources, rule)
     if only is not None:
         return sorted(f for f in out if f.rule != refine_vectors.USE_RULE or f.path in only or f in findings)
     return refine_vectors.unused_definitions(out) if rule is not None else out
@@ -686,8 +701,9 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
     """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
     the discovery skips of those paths alone). Findings that hold only from C++17 on read info where the build
     pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept; a
-    project's vector compound operators are followed across includes (porter.match.refine_vectors), in a budgeted
-    worker under `budget` (a stage's: it reads and parses repository files again) when one is given."""
+    project's vector compound operators are followed across includes (porter.match.refine_vectors, from what each
+    file's scan kept), in a budgeted worker under `budget` (a stage's: the include graph's walk is the
+    repository's size) when one is given."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
@@ -699,7 +715,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
             found_here = refine_standard.accepted_before_cxx17(found_here, pinned)
     notices = list(notices)
     if any(f.rule == refine_vectors.DEFINITION_RULE and f.status is Status.OPEN for f in found_here):
-        args = (source, found, found_here, ruleset, only, held, disabled)
+        args = (found, results, found_here, ruleset, only, disabled)
         answer = _vector_operators(*args) if budget is None else run_inherited(_vector_operators, args, budget)
         if isinstance(answer, Overrun):
             # Past its budget the per-file findings stand (no use reached through includes, no definition read
@@ -1409,6 +1425,8 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         launchers=launchers_of(sf) if language == "cuda" else (),
         passed=passed_names(sf) if language == "cuda" else (),
         port_facts=port,
+        vectors=refine_vectors.file_facts(sf, next(
+            (r for r in rules if r.id == refine_vectors.USE_RULE), None)) if language == "cuda" else None,
     )
 
 

@@ -118,3 +118,48 @@ def test_a_history_walk_rescans_only_files_that_read_the_changed_facts(tmp_path)
     # First commit: its five files. Second: the new header alone; no other file includes it or names EXTRA, and
     # CMakeLists.txt and setup.py are the same blobs with the same facts, so none is scanned again.
     assert stats["blobs_scanned"] == 5 + 1
+
+
+# A vector header reached through another (porter.match.refine_vectors follows the include chain after the scan):
+# march.cu's `pos += s` is DEV053 only through volume.h -> vec.h's operator+=.
+VECTORS = {
+    "vec.h": "#pragma once\ninline void operator+=(float3 &a, float3 b) { a.x += b.x; a.y += b.y; a.z += b.z; }\n",
+    "volume.h": '#pragma once\n#include "vec.h"\nstruct Volume { float3 o; };\n',
+    "march.cu": ('#include "volume.h"\n__global__ void march(float3 *out, float3 s) {\n'
+                 "  float3 pos = out[0];\n  pos += s;\n  out[0] = pos;\n}\n"),
+}
+
+
+@pytest.fixture
+def parses(tmp_path, monkeypatch):
+    """path -> times parsed as C/C++/CUDA, over every process of the scan."""
+    from porter.source import parse as parse_module
+
+    log = tmp_path / "parses.log"
+    real = parse_module._parse_cuda
+
+    def counted(path, *args, **kw):
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, path.encode() + b"\n")
+        finally:
+            os.close(fd)
+        return real(path, *args, **kw)
+    monkeypatch.setattr(parse_module, "_parse_cuda", counted)
+
+    def counts() -> dict[str, int]:
+        found = collections.Counter(log.read_text().splitlines()) if log.exists() else collections.Counter()
+        log.unlink(missing_ok=True)
+        return dict(sorted(found.items()))
+    return counts
+
+
+def test_following_vector_operators_across_includes_reads_and_parses_no_file_again(tmp_path, reads, parses):
+    """The pass takes each file's includes and vector facts from its scan (FileResult.includes, .vectors): before,
+    it read every C/C++/CUDA file again and parsed march.cu a second time."""
+    repo = make_repo(tmp_path / "r", VECTORS)
+    result = run(repo, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    assert [(f.path, f.line, f.column) for f in result.findings if f.rule == "DEV053"] == [("march.cu", 4, 7)]
+    assert [(f.path, f.line) for f in result.findings if f.rule == "API009"] == [("vec.h", 2)]
+    assert reads() == {p: 1 for p in sorted(VECTORS)}
+    assert parses() == {p: 1 for p in sorted(VECTORS)}

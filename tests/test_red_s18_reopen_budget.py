@@ -5,8 +5,8 @@ porter.diff._reopen read each head file whose finding a guard in the same file h
 (porter.source.preprocessor.preprocess) in porter's own process, after the scan's workers had finished: no wall
 clock, no memory cap, and PORTER_DEADLINE_S not kept. The lexer is superlinear on nested conditionals (4.5 MB of
 nested `#if` took it 122 s), so a pull request of files each just inside the scan's per-file budget bought as much
-again, serially, outside every budget. The read is made slow here (a reader that sleeps) so the test does not
-depend on the machine's speed.
+again, serially, outside every budget. The check is made slow here (it sleeps) so the test does not depend on the
+machine's speed.
 """
 from __future__ import annotations
 
@@ -44,17 +44,13 @@ def test_a_guard_in_the_changed_file_is_checked_and_a_real_rocm_arm_keeps_it_han
 
 def test_a_guard_check_past_its_budget_is_stopped_and_leaves_the_finding_open(tmp_path, monkeypatch):
     repo, base = _pr(tmp_path)
-    real_read_at = diff.read_at
+    real_arms = diff._arms
 
-    def slow_read_at(top, commit, subdir):
-        read = real_read_at(top, commit, subdir)
+    def slow(pre, guard):  # the guard check's reading of the arms (the file comes from the scan's Held)
+        time.sleep(20)
+        return real_arms(pre, guard)
 
-        def slow(path):
-            time.sleep(20)
-            return read(path)
-        return slow
-
-    monkeypatch.setattr(diff, "read_at", slow_read_at)
+    monkeypatch.setattr(diff, "_arms", slow)
     started = time.monotonic()
     run = run_diff(repo, Settings(jobs=1, file_seconds=2), new_since=base, isolated=True)
     assert time.monotonic() - started < 15

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from porter.match.refine_vectors import _closure, _includes, unused_definitions
+from porter.match.refine_vectors import _includers, _reaching, unused_definitions
 from porter.model import Severity
 from porter.pipeline import run
 from porter.settings import Settings
@@ -52,12 +52,21 @@ def test_a_definition_no_use_reaches_reads_info_and_the_used_one_keeps_its_sever
     ]
 
 
-def test_the_include_closure_follows_project_files_only():
-    files = frozenset({"march.cu", "volume.h", "math/vecmath.h", "lone.cu"})
-    graph = {p: _includes(p, (BASE / p).read_bytes(), files) for p in sorted(files)}
-    assert graph == {"lone.cu": [], "march.cu": ["volume.h"], "math/vecmath.h": [], "volume.h": ["math/vecmath.h"]}
-    assert _closure("march.cu", graph) == {"volume.h", "math/vecmath.h"}
-    assert _closure("lone.cu", graph) == set()
+def test_the_include_closure_follows_project_files_only(result):
+    """From each file's includes as its scan kept them (FileResult.includes): who includes whom, and which files
+    reach vecmath.h's types through one include or more (vecmath.h itself and lone.cu do not)."""
+    files = {r.path: r for r in result.files}
+    includers = _includers(files, frozenset(files))
+    assert includers == {"math/vecmath.h": ["volume.h"], "volume.h": ["march.cu"]}
+    vec = frozenset({"float3", "int2"})
+    assert files["math/vecmath.h"].vectors is not None and files["math/vecmath.h"].vectors.defined == ("float3", "int2")
+    assert _reaching({"math/vecmath.h": vec}, includers) == {"volume.h": vec, "march.cu": vec}
+    # each file's every use on two same-type vector operands is kept with it; the pass keeps the reached types'
+    lone = files["lone.cu"].vectors
+    assert lone is not None and (lone.defined, lone.own) == ((), ())
+    assert [(f.line, f.column, dict(f.data)["type"]) for f in lone.uses] == [(4, 7, "float3")]
+    # a cycle reaches the header itself, as the compiler's include guard lets it
+    assert _reaching({"a.h": vec}, {"a.h": ["b.h"], "b.h": ["a.h"]}) == {"b.h": vec, "a.h": vec}
 
 
 def test_a_disabled_use_rule_leaves_the_definitions_as_they_were():

@@ -153,13 +153,15 @@ def _check_local(path: Path) -> None:
     file or an objects symlink reaches, so another repository's code would be assessed under this one's name).
     Checked before the first clone, since git's own message for a missing repository is about the transport."""
     try:
-        if os.path.isdir(path / "objects") and os.path.isfile(path / "HEAD"):  # a bare repository's layout
+        if git.is_bare(path):  # the one bare-repository check (scan --rev and history ask it too)
             git.check_bare(path)
             return
         if git.repository_top(path) is not None:
             return
     except git.ForeignRepository as e:
         raise CheckoutError(f"{path}: {e}") from None
+    except git.GitError as e:  # a work tree's own git directory given as the location: no work tree there
+        raise CheckoutError(f"{path}: git cannot read it as a repository: {e}") from None
     raise CheckoutError(f"{path}: not a git repository (commit it first: git init && git add -A && git commit)")
 
 

@@ -7,97 +7,78 @@ per-file matcher sees only the file's own includes and definitions, so a kernel 
 through another (`kfusion.cu` -> `kfusion.h` -> `cutil_math.h`) was not flagged. Once every file is scanned:
 
 - `reached_uses`: each C/C++/CUDA file whose include closure (quoted and angled includes that resolve to the
-  repository's own files, porter.source.includes.resolve_include) reaches a file with an open API009 finding is
-  matched again with that header's operator types, and its new DEV053 hits are added.
+  repository's own files, porter.source.includes.resolve_include) reaches a file with an open API009 finding gains
+  DEV053's findings at its compound assignments on that header's operator types.
 - `unused_definitions`: an open API009 finding whose operator and type no DEV053 finding of the repository uses
   reads info: the definition alone compiles under HIP, only a use with two vector operands does not.
 
-Both run only when an open API009 finding exists, read only the scan's own files (C/C++/CUDA ones, each up to the
-caller's per-file limit, READ_BUDGET bytes in all: past it the rest are not followed) and parse only those that
-reach a definition and name one of its types (PARSE_BUDGET files at most, in path order).
+Both run only when an open API009 finding exists, and read no file: each file's scan took what they need from its
+own read and parse (`file_facts`, FileResult.vectors) and its includes as written (FileResult.includes).
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Iterable
+from typing import Iterable, Mapping
 
 from porter.match.engine import make_finding, with_fingerprints
-from porter.match.kinds.code_vectors import compound_uses, defined_operators, own_operators
+from porter.match.kinds.code_vectors import compound_uses, defined_operators, own_operators, rule_types
 from porter.model.finding import Finding, Severity, Status
+from porter.model.report import FileResult, VectorFacts
 from porter.rules import Rule
 from porter.source.includes import resolve_include
-from porter.source.parse import parse
+from porter.source.parse import SourceFile
 
 DEFINITION_RULE = "API009"
 USE_RULE = "DEV053"
 
-READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA files read to follow includes
-PARSE_BUDGET = 2000  # files parsed again with a header's operator types
-
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 _DEFINED_OP = re.compile(r"\boperator\s*([-+*/%&|^]|<<|>>)=\s*\(")
 _USED_OP = re.compile(r"^`([-+*/%&|^]|<<|>>)=`")
 
 
-def _includes(path: str, code: bytes, files: frozenset[str]) -> list[str]:
-    """The repository files `code` (at `path`) includes directly."""
-    out = []
-    for m in _INCLUDE.finditer(code):
-        target = resolve_include(path, m.group(2).decode("utf-8", "replace").strip(), m.group(1) == b'"', files)
-        if target is not None and target != path:
-            out.append(target)
-    return out
+def use_pattern(rule: Rule | None) -> dict | None:
+    """DEV053's `vector_compound_use` pattern, None when the rule is off or has none."""
+    return next((p for p in rule.patterns if "vector_compound_use" in p), None) if rule is not None else None
 
 
-def _closure(start: str, graph: dict[str, list[str]]) -> set[str]:
-    seen: set[str] = set()
-    todo = list(graph.get(start, ()))
-    while todo:
-        p = todo.pop()
-        if p not in seen:
-            seen.add(p)
-            todo.extend(graph.get(p, ()))
-    return seen
+def file_facts(sf: SourceFile, rule: Rule | None) -> VectorFacts | None:
+    """What reached_uses needs of one parsed C/C++/CUDA file (FileResult.vectors), or None when the file names none
+    of the rule's vector types (it can then neither define an operator for one nor use one: both name the type)."""
+    pattern = use_pattern(rule)
+    if pattern is None or rule is None or sf.root is None:
+        return None
+    types = rule_types(pattern)
+    data = sf.data
+    if not any(t.encode() in data for t in types):
+        return None
+    defined = defined_operators(pattern, data) if b"operator" in data else frozenset()
+    uses = tuple(make_finding(rule, sf, h) for h in compound_uses(sf, pattern, types))
+    return VectorFacts(tuple(sorted(defined)), tuple(sorted(own_operators(pattern, sf))), uses)
 
 
-def reached_uses(findings: list[Finding], sources: dict[str, str], read: Callable[[str], bytes | None],
-                 rule: Rule | None, macros: dict[str, str] | None = None) -> list[Finding]:
+def reached_uses(findings: list[Finding], files: Mapping[str, FileResult], sources: Iterable[str],
+                 rule: Rule | None) -> list[Finding]:
     """The findings with DEV053's hits in files that reach a header with an open API009 finding only through
-    includes. `sources`: the scan's C/C++/CUDA files (path -> language); `read`: a file's bytes (None: unreadable)."""
+    includes. `files`: the scan's results by path; `sources`: the repository's C/C++/CUDA paths (what an include
+    may resolve to)."""
     defining = {f.path for f in findings if f.rule == DEFINITION_RULE and f.status is Status.OPEN}
-    if rule is None or not defining:
+    if use_pattern(rule) is None or not defining:
         return findings
-    pattern = next((p for p in rule.patterns if "vector_compound_use" in p), None)
-    if pattern is None:
-        return findings
-    files = frozenset(sources)
-    codes: dict[str, bytes | None] = {}
-    spent = 0
-    for p in sorted(files):
-        if spent > READ_BUDGET:
-            break
-        codes[p] = read(p)
-        spent += len(codes[p] or b"")
-    graph = {p: _includes(p, c, files) for p, c in codes.items() if c is not None}
-    types_of = {p: defined_operators(pattern, c) for p in defining if (c := codes.get(p)) is not None}
+    types_of = {p: frozenset(v.defined) for p in defining
+                if (r := files.get(p)) is not None and (v := r.vectors) is not None}
+    reached = _reaching(types_of, _includers(files, frozenset(sources)))
     have_already = {(f.path, f.line, f.column) for f in findings if f.rule == USE_RULE}
     added: list[Finding] = []
-    parsed = 0
-    for path in sorted(graph):
-        reached = frozenset(t for h in _closure(path, graph) & types_of.keys() for t in types_of[h])
-        code = codes[path]
-        if not reached or code is None or not any(t.encode() in code for t in reached):
+    for path in sorted(reached):
+        facts = files[path].vectors
+        if facts is None or not reached[path]:
             continue
-        if parsed >= PARSE_BUDGET:
-            break
-        parsed += 1
-        sf = parse(path, sources[path], code, macros)
-        own = own_operators(pattern, sf)
-        if reached <= own:
+        own = frozenset(facts.own)
+        if reached[path] <= own:
             continue  # the file's own scan matched these already
-        new = [make_finding(rule, sf, h) for h in compound_uses(sf, pattern, reached | own)]
-        added.extend(f for f in new if (f.path, f.line, f.column) not in have_already)
+        have = reached[path] | own
+        added.extend(f for f in facts.uses
+                     if dict(f.data).get("type") in have and (f.path, f.line, f.column) not in have_already)
     if not added:
         return findings
     # Fingerprints count occurrences per file and rule: recount DEV053's in the files that gained one.
@@ -105,6 +86,32 @@ def reached_uses(findings: list[Finding], sources: dict[str, str], read: Callabl
     redo = sorted([f for f in findings if f.rule == USE_RULE and f.path in touched] + added)
     kept = [f for f in findings if not (f.rule == USE_RULE and f.path in touched)]
     return sorted(kept + with_fingerprints(redo))
+
+
+def _includers(files: Mapping[str, FileResult], sources: frozenset[str]) -> dict[str, list[str]]:
+    """Repository file -> the scanned files that include it directly (itself never)."""
+    out: dict[str, list[str]] = {}
+    for path, r in files.items():
+        for header, quoted in r.includes:
+            target = resolve_include(path, header, quoted, sources)
+            if target is not None and target != path:
+                out.setdefault(target, []).append(path)
+    return out
+
+
+def _reaching(types_of: Mapping[str, frozenset[str]], includers: Mapping[str, list[str]]) -> dict[str, frozenset[str]]:
+    """File -> the types of the defining headers (`types_of`) it reaches through one include or more."""
+    out: dict[str, set[str]] = {}
+    for header, types in types_of.items():
+        seen: set[str] = set()
+        todo = list(includers.get(header, ()))
+        while todo:
+            p = todo.pop()
+            if p not in seen:
+                seen.add(p)
+                out.setdefault(p, set()).update(types)
+                todo.extend(includers.get(p, ()))
+    return {p: frozenset(t) for p, t in out.items()}
 
 
 def definition_key(f: Finding) -> tuple[str, str] | None:

@@ -18,6 +18,19 @@ MAX_NAMESAKES = 64
 
 
 @dataclass(frozen=True)
+class VectorFacts:
+    """What porter.match.refine_vectors reads from one C/C++/CUDA file, taken from the scan's own read and parse so
+    that pass reads and parses no file again: the vector types the file defines a free compound operator for
+    (`operator+=(float3 &a, float3 b)`), those it gives one itself (those, or all of DEV053's when it includes
+    helper_math.h), and DEV053's finding at each compound assignment of two same-type vector operands of any of the
+    rule's types (the pass keeps those whose type a header the file reaches through its includes defines)."""
+
+    defined: tuple[str, ...] = ()  # sorted
+    own: tuple[str, ...] = ()  # sorted
+    uses: tuple[Finding, ...] = ()  # in file order, without fingerprints
+
+
+@dataclass(frozen=True)
 class PortFacts:
     """What the port-status stage reads from one file (porter.portaware.status.file_facts), as plain values so they
     are cached with the file's result or by the file's content. A C/C++/CUDA file gives its directives, toolkit
@@ -118,6 +131,9 @@ class FileResult:
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
     port_facts: PortFacts | None = field(default=None, compare=False)
+    # For the include-following pass of vector compound operators (porter.match.refine_vectors): None when the file
+    # holds no vector type name DEV053 reads (or that rule is off).
+    vectors: VectorFacts | None = None
 
 
 @dataclass(frozen=True)

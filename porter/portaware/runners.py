@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 
 from porter.lazyre import lazy_regex
+from porter.portaware.scope import vendor_key
 
 # The CI files a runner label can be in (CTR007's own files, and the files GitLab CI includes from .gitlab/).
 CI_GLOBS = (".github/workflows/*.yml", ".github/workflows/*.yaml", ".gitlab-ci.yml", "*.gitlab-ci.yml",
@@ -52,25 +53,19 @@ def amd_runner_line(text: str) -> int | None:
     return None
 
 
-# A CI job's name with its vendor word: `build-cuda` / `build-rocm`, `test_nvidia` / `test_amd`, `cuda-11` / `hip-11`.
-_JOB_VENDOR = lazy_regex(r"(?i)(?:^|(?<=[-_.\s]))(cuda|nvidia|nvcc|rocm|hip|amd)(?=$|[-_.\s\d])")
+# A CI job's name with its vendor word: `build-cuda` / `build-rocm`, `test_nvidia` / `test_amd`, `cuda-11` / `hip-11`
+# (porter.portaware.scope.vendor_key, with these words read as their platform's).
+_JOB_WORDS = (("amd", "hip"), ("nvcc", "cuda"), ("nvidia", "cuda"))
 _JOB_KEY = lazy_regex(r"^(\s*)([A-Za-z0-9_.-][^:#\s]*|\"[^\"]+\"|'[^']+')\s*:\s*(?:#.*)?$")
-_CUDA_JOB_WORDS = frozenset({"cuda", "nvidia", "nvcc"})
 # GitLab CI's top-level keywords, which are not jobs (https://docs.gitlab.com/ci/yaml/)
 _GITLAB_KEYWORDS = frozenset({"default", "include", "stages", "variables", "workflow", "image", "services", "cache",
                               "before_script", "after_script", "spec", "pages"})
 
 
 def _job_key(name: str) -> tuple[str, str | None]:
-    """(the job name with its vendor word taken out, lower case; "cuda", "rocm" or None: the side it names)."""
-    side: str | None = None
-
-    def drop(m) -> str:
-        nonlocal side
-        side = "cuda" if m.group(1).lower() in _CUDA_JOB_WORDS else "rocm"
-        return "\0"
-
-    return _JOB_VENDOR().sub(drop, name.strip("\"'")).lower(), side
+    """(the job name's vendor_key; "cuda", "rocm" or None: the one side it names)."""
+    key, cuda, rocm = vendor_key(name.strip("\"'"), _JOB_WORDS)
+    return key, ("cuda" if cuda and not rocm else "rocm" if rocm and not cuda else None)
 
 
 def ci_job_twins(text: str) -> list[tuple[int, int, int]]:

@@ -108,7 +108,7 @@ def build_twin(path: str, files: Iterable[str]) -> str | None:
 _SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx",
                               ".inl", ".inc", ".py"})
 _CUDA_SOURCE_SUFFIXES = frozenset({".cu", ".cuh"})
-_VENDOR_TOKEN = re.compile(r"(?i)(?:^|(?<=[-_.]))(cuda|hip|rocm)(?=$|[-_.])|(?i:cuda|hip)(?=[A-Z_])|(?<=[a-z])(?:Cuda|CUDA|Hip|HIP)")
+_VENDOR_TOKEN = re.compile(r"(?i)(?:^|(?<=[-_.\s]))(cuda|hip|rocm)(?=$|[-_.\s])|(?i:cuda|hip)(?=[A-Z_])|(?<=[a-z])(?:Cuda|CUDA|Hip|HIP)")
 
 
 def _kind(path: str) -> str:
@@ -127,8 +127,20 @@ def _stem_key(path: PurePosixPath, stem: str) -> tuple[str, bool, bool]:
 
 
 def _source_key(name: str) -> tuple[str, bool, bool]:
-    """(stem with vendor words taken out, lower case; whether it named CUDA; whether it named ROCm) of a file name
-    without its suffix."""
+    """vendor_key of a file name without its suffix."""
+    return vendor_key(name)
+
+
+def vendor_key(name: str, words: tuple[tuple[str, str], ...] = ()) -> tuple[str, bool, bool]:
+    """(`name` with its vendor words taken out, lower case; whether it named CUDA; whether it named ROCm): the one
+    key by which porter pairs a CUDA thing with its ROCm twin - a source file's stem (`kernels_cuda` /
+    `kernels_hip`), a directory's name (`words`: _DIR_WORDS), a CI job's (`build-cuda` / `build-rocm`:
+    porter.portaware.runners). `words`: (word, platform word) pairs read as that platform's word first (`nvidia`
+    as `cuda`, `rccl` as `hip`), each delimited as the platform words are. The separators next to a vendor word
+    are taken out with it, so `build-cuda` and `build_rocm` share a key."""
+    if words:
+        table = dict(words)
+        name = _words_regex(words).sub(lambda m: table[m.group(1).lower()], name)
     cuda = rocm = False
 
     def drop(m: re.Match) -> str:
@@ -139,7 +151,13 @@ def _source_key(name: str) -> tuple[str, bool, bool]:
         return "\0"
 
     key = _VENDOR_TOKEN.sub(drop, name)
-    return re.sub(r"[-_.]*\0[-_.]*", "\0", key).lower(), cuda, rocm
+    return re.sub(r"[-_.\s]*\0[-_.\s]*", "\0", key).lower(), cuda, rocm
+
+
+@functools.lru_cache(maxsize=8)
+def _words_regex(words: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    return re.compile(r"(?i)(?:^|(?<=[-_.\s]))(" + "|".join(sorted((w for w, _ in words), key=len, reverse=True)) +
+                      r")(?=$|[-_.\s])")
 
 
 def source_twins(paths: Iterable[str], plain: bool = False) -> dict[str, str]:
@@ -1933,8 +1951,7 @@ def automake_components(path: str, text: str) -> list[tuple[str, str, str]]:
 _DIR_WORDS = {"nvidia": "cuda", "amd": "hip", "cutlass": "cuda", "ck": "hip", "composable_kernel": "hip",
               "nccl": "cuda", "rccl": "hip", "cudnn": "cuda", "miopen": "hip", "cublas": "cuda", "hipblas": "hip",
               "rocblas": "hip", "cub": "cuda", "hipcub": "hip", "optix": "cuda", "hiprt": "hip"}
-_DIR_VENDOR = re.compile(r"(?i)(?:^|(?<=[-_.]))(" + "|".join(sorted(_DIR_WORDS, key=len, reverse=True)) +
-                         r")(?=$|[-_.])")
+_DIR_PAIRS = tuple(sorted(_DIR_WORDS.items()))
 
 
 # A CUDA library's directory word -> its AMD counterpart's, for the sibling a component pairs with first.
@@ -1943,7 +1960,7 @@ _LIBRARY_TWINS = {"optix": "hiprt", "nccl": "rccl", "cudnn": "miopen", "cublas":
 
 def _dir_key(name: str) -> tuple[str, bool, bool]:
     """_source_key of a directory's name, reading a vendor's or its library's name as its platform word."""
-    return _source_key(_DIR_VENDOR.sub(lambda m: _DIR_WORDS[m.group(1).lower()], name))
+    return vendor_key(name, _DIR_PAIRS)
 
 
 def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = (),

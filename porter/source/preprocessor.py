@@ -446,6 +446,16 @@ def _token_tuple(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _first_token(text: str) -> tuple[str, bool]:
+    """(_tokens(text)[0], or "" for none; whether it is the only token), reading no further than needed."""
+    m = _token().match(text)
+    if not m:  # blank, or opening with what no token spells: as the whole tokeniser reads it
+        toks = _tokens(text)
+        return (toks[0] if toks else ""), len(toks) == 1
+    tok = m.group(m.lastindex)
+    return _ALTERNATIVE.get(tok, tok), text[m.end():].strip() == ""
+
+
 # C++'s alternative tokens are operators wherever they appear, #if lines included ([lex.digraph], [cpp.cond]):
 # `#if __CUDA_ARCH__ < 600 and defined(__CUDA_ARCH__)` is `... && defined(...)` to clang in C++ and HIP mode (checked:
 # clang-22 -x hip takes the arm off; in C, where <iso646.h> makes them macros that #if never sees, it is an error).
@@ -910,18 +920,24 @@ def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[st
     so with no value (`#define SMALLKERNEL`) reads DEFINED: `#ifdef SMALLKERNEL` takes its first arm after it."""
     found: dict[str, tuple[int | bool | str, int]] = {}
     twice: set[str] = set()
+    defined: set[str] = set()  # the first token of every #define's text
     for d in pre.directives:
         if d.kind != "define":
             continue
         m = _SWITCH().match(d.text.strip())
-        name = m.group(1) if m else (_tokens(d.text)[:1] or [""])[0]
+        # The name is the text's first token: read alone (a macro's body may be thousands of characters long, and
+        # tokenising all of it per define, and again per commented-out define below, was 7% of a FasterTransformer
+        # scan).
+        first, alone = _first_token(d.text)
+        defined.add(first)
+        name = m.group(1) if m else first
         if name in found or name in twice:
             twice.add(name)
             found.pop(name, None)
             continue
         if m and not pre.enclosing(d.line) and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name):
             found[name] = (int(m.group(2)), d.line)
-        elif (bare and not m and _tokens(d.text) == [name] and not pre.enclosing(d.line)
+        elif (bare and not m and alone and first == name and not pre.enclosing(d.line)
               and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name)):
             found[name] = (DEFINED, d.line)
     if b"undef" in data:
@@ -933,8 +949,7 @@ def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[st
     if b"//" in data:
         for m in _COMMENTED_DEFINE().finditer(data):
             name = m.group(1).decode()
-            if name not in found and name not in twice and not any(
-                    d.kind == "define" and (_tokens(d.text)[:1] or [""])[0] == name for d in pre.directives):
+            if name not in found and name not in twice and name not in defined:
                 found[name] = (False, data.count(b"\n", 0, m.start()) + 1)
     return found
 

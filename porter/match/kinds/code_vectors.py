@@ -21,10 +21,13 @@ import tree_sitter as ts
 
 from porter.match.base import Hit, MatchContext, per_object
 from porter.source import syntax
+from porter.source.parse_queries import descendants
 from porter.source.parse import SourceFile
 
 _OPS = frozenset({"+=", "-=", "*=", "/="})
 _ARITHMETIC = frozenset({"+", "-", "*", "/"})
+_DECLARATIONS = ("parameter_declaration", "declaration")
+_ASSIGNMENTS = ("assignment_expression", "function_definition")
 
 
 def _compile(pattern: dict) -> tuple[frozenset[str], frozenset[str], re.Pattern[bytes]]:
@@ -41,24 +44,25 @@ _read = per_object(_compile)
 
 def _declared_types(fn: ts.Node, types: frozenset[str]) -> dict[str, str]:
     """{name: vector type} for the function's parameters and locals declared as one of `types` (by value or
-    reference, not a pointer or an array)."""
+    reference, not a pointer or an array). A name declared twice takes its first declaration's type. The
+    declarations come from one tree-sitter query in tree order; one inside another (a lambda's, in an
+    initialiser) is not read."""
     out: dict[str, str] = {}
-    todo = [fn]
-    while todo:
-        node = todo.pop()
-        if node.type in ("parameter_declaration", "declaration"):
-            t = node.child_by_field_name("type")
-            name = t.text.decode("utf-8", "replace") if t is not None else ""
-            if name in types:
-                for d in node.children_by_field_name("declarator"):
-                    if d.type == "init_declarator":
-                        d = d.child_by_field_name("declarator")
-                    if d is not None and d.type == "reference_declarator":
-                        d = next((c for c in d.named_children if c.type == "identifier"), None)
-                    if d is not None and d.type == "identifier":
-                        out[d.text.decode("utf-8", "replace")] = name
+    inside = -1
+    for node in descendants(fn, _DECLARATIONS):
+        if node.start_byte < inside:
             continue
-        todo.extend(node.named_children)
+        inside = node.end_byte
+        t = node.child_by_field_name("type")
+        name = t.text.decode("utf-8", "replace") if t is not None else ""
+        if name in types:
+            for d in node.children_by_field_name("declarator"):
+                if d.type == "init_declarator":
+                    d = d.child_by_field_name("declarator")
+                if d is not None and d.type == "reference_declarator":
+                    d = next((c for c in d.named_children if c.type == "identifier"), None)
+                if d is not None and d.type == "identifier":
+                    out.setdefault(d.text.decode("utf-8", "replace"), name)
     return out
 
 
@@ -101,6 +105,11 @@ def own_operators(pattern: dict, sf: SourceFile) -> frozenset[str]:
     return defined_operators(pattern, sf.code)
 
 
+def rule_types(pattern: dict) -> frozenset[str]:
+    """The vector types the pattern reads (`float3`, `int2`, ...)."""
+    return _read(pattern)[0]
+
+
 def defined_operators(pattern: dict, code: bytes) -> frozenset[str]:
     """The vector types `code` defines a free `operator+= -= *= /=(T &a, T b)` for."""
     return frozenset(m.group("t").decode() for m in _read(pattern)[2].finditer(code))
@@ -108,30 +117,47 @@ def defined_operators(pattern: dict, code: bytes) -> frozenset[str]:
 
 def compound_uses(sf: SourceFile, pattern: dict, have: frozenset[str] | set[str]) -> list[Hit]:
     """Each compound assignment of two same-type vector operands whose type is in `have`, at its operator, in file
-    order (porter.match.refine_vectors asks with the types of headers the file reaches through its includes)."""
-    types = _read(pattern)[0]
-    if sf.root is None or not have or not any(t.encode() in sf.code for t in have):
+    order (porter.match.refine_vectors asks with the types of headers the file reaches through its includes, and
+    the scan with every type: the uses of all the rule's types are found once per file, then filtered)."""
+    if sf.root is None or not have:
+        return []
+    key = ("vector_compound_use", id(pattern))
+    found = sf.cache.get(key)
+    if found is None:
+        found = sf.cache[key] = _compound_uses(sf, _read(pattern)[0])
+    return [h for h in found if dict(h.values)["type"] in have]
+
+
+def _compound_uses(sf: SourceFile, have: frozenset[str]) -> list[Hit]:
+    types = have
+    if not any(t.encode() in sf.code for t in have):
         return []
     seen: dict[int, dict[str, str]] = {}
     hits: list[Hit] = []
+    named = [t.encode() for t in sorted(have)]
     for fn in sf.functions:
         body = fn.node.child_by_field_name("body")
         if body is None or not any(op.encode() in sf.code[body.start_byte:body.end_byte] for op in _OPS):
             continue
-        todo = [body]
-        while todo:
-            node = todo.pop()
-            if node.type == "function_definition" and node is not fn.node:
-                continue  # a nested definition is its own entry of sf.functions
-            if node.type == "assignment_expression":
-                op = node.child_by_field_name("operator")
-                if op is not None and op.type in _OPS:
-                    declared = seen.get(fn.start_byte)
-                    if declared is None:
-                        declared = seen[fn.start_byte] = _declared_types(fn.node, types)
-                    left = node.child_by_field_name("left")
-                    lt = _type_of(left, declared) if left is not None and left.type == "identifier" else None
-                    if lt in have and _type_of(node.child_by_field_name("right"), declared) == lt:
-                        hits.append(Hit(op.start_byte, op.end_byte, name=op.type, values=(("type", lt),)))
-            todo.extend(node.named_children)
+        # A use's left operand is typed by a parameter or local of the function (_declared_types), whose type is
+        # spelled inside it: a function naming none of `have` has none (and is not walked).
+        whole = sf.code[fn.node.start_byte:fn.node.end_byte]
+        if not any(t in whole for t in named):
+            continue
+        nested = -1  # a nested definition is its own entry of sf.functions
+        for node in descendants(body, _ASSIGNMENTS):
+            if node.start_byte < nested:
+                continue
+            if node.type == "function_definition":
+                nested = node.end_byte
+                continue
+            op = node.child_by_field_name("operator")
+            if op is not None and op.type in _OPS:
+                declared = seen.get(fn.start_byte)
+                if declared is None:
+                    declared = seen[fn.start_byte] = _declared_types(fn.node, types)
+                left = node.child_by_field_name("left")
+                lt = _type_of(left, declared) if left is not None and left.type == "identifier" else None
+                if lt in have and _type_of(node.child_by_field_name("right"), declared) == lt:
+                    hits.append(Hit(op.start_byte, op.end_byte, name=op.type, values=(("type", lt),)))
     return sorted(hits)
