@@ -1,5 +1,6 @@
 """Python CUDA sides of dual projects (issue 27, Python recall, session 27): CUDA-spelled half switches in an
-extension build (PYT027 `-U`, PYT028 `-D`) and the CUDA value of a backend tag whose chain has no ROCm arm (PYT029).
+extension build (PYT027 `-U`, PYT028 `-D`), the CUDA value of a backend tag whose chain has no ROCm arm (PYT029),
+and a helper used only in ROCm arms read as ROCm-side code (porter.portaware.guards._cuda_only_helpers).
 fixtures/pyrec_s27/README.md says which file holds which."""
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ def test_each_pyrec_s27_finding_has_its_exact_line_severity_and_status():
     found = [(f.path, f.line, f.rule, str(f.severity), str(f.status), f.handled_by) for f in result.findings
              if f.rule in ("PYT027", "PYT028", "PYT029")]
     assert found == [
+        # build_for_rocm(), used only in the torch.version.hip arm, is the port's own code (session 27's ROCm-only
+        # helper reading); build_for_cuda() the CUDA side; common_flags() is used nowhere, so nothing confines it
+        ("pkg/build.py", 5, "PYT027", "low", "handled", "pkg/build.py:13"),
+        ("pkg/build.py", 9, "PYT027", "low", "handled", "pkg/build.py:8"),
+        ("pkg/build.py", 19, "PYT027", "low", "open", None),
         # "cuda" beside "ipex" and "cpu", no "rocm": platform_ported.py (its hip arm sets "rocm") and devices.py
         # (torch device names) report nothing
         ("pkg/platform_cuda_only.py", 12, "PYT029", "low", "open", None),
