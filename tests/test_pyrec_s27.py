@@ -20,15 +20,15 @@ def test_each_pyrec_s27_finding_has_its_exact_line_severity_and_status():
     assert found == [
         # build_for_rocm(), used only in the torch.version.hip arm, is the port's own code (session 27's ROCm-only
         # helper reading); build_for_cuda() the CUDA side; common_flags() is used nowhere, so nothing confines it
-        ("pkg/build.py", 5, "PYT027", "low", "handled", "pkg/build.py:13"),
-        ("pkg/build.py", 9, "PYT027", "low", "handled", "pkg/build.py:8"),
-        ("pkg/build.py", 19, "PYT027", "low", "open", None),
+        ("pkg/build.py", 5, "PYT027", "info", "handled", "pkg/build.py:13"),
+        ("pkg/build.py", 9, "PYT027", "info", "handled", "pkg/build.py:8"),
+        ("pkg/build.py", 19, "PYT027", "info", "open", None),
         # "cuda" beside "ipex" and "cpu", no "rocm": platform_ported.py (its hip arm sets "rocm") and devices.py
         # (torch device names) report nothing
         ("pkg/platform_cuda_only.py", 12, "PYT029", "low", "open", None),
         # the else of `if torch.version.hip is not None:`, then the unguarded flag list
-        ("setup.py", 8, "PYT027", "low", "handled", "setup.py:5"),
-        ("setup.py", 12, "PYT027", "low", "open", None),
+        ("setup.py", 8, "PYT027", "info", "handled", "setup.py:5"),
+        ("setup.py", 12, "PYT027", "info", "open", None),
         ("setup.py", 13, "PYT028", "info", "open", None),
     ]
 
