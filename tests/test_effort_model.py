@@ -399,8 +399,8 @@ def test_calibrate_script_reruns_porter_on_given_trees_and_fits(tmp_path):
     # the big port's reference is its 6 booked days, the small one's 1 (100 lines): ranked the same as porter's
     assert "fit set                            n= 2  rho 1.000" in p.stdout
     # left out in turn, each of two projects is priced by the other's multiplier: both land within 2x, every bar
-    # holds (exit 0)
-    assert "all ports, leave-one-project-out   n= 2  rho 1.000  median est/ref 1.15  within 2x 100%" in p.stdout
+    # holds (exit 0); 1.16 since session 27 (torch-ext's -U__CUDA_NO_HALF_* list is a PYT027 note, xs per file)
+    assert "all ports, leave-one-project-out   n= 2  rho 1.000  median est/ref 1.16  within 2x 100%" in p.stdout
     assert p.returncode == 0, p.stderr
     assert "one-person one-day port(s) at most 3 likely days: yes (small " in p.stdout
     fitted = load_effort_model(out)

@@ -105,6 +105,7 @@ def test_a_private_python_helper_used_only_on_the_cuda_side_is_cuda_side_itself(
     assert sorted((sp.start, sp.end, sp.side, sp.line) for sp in spans) == [
         ((6, 9), (6, 50), "rocm", 5),
         ((7, 5), (8, 49), "cuda", 5),
+        ((11, 1), (12, 40), "rocm", 5),  # _compile_with_hiprtc, used only in the ROCm arm (session 27)
         ((15, 1), (17, 54), "cuda", 5),  # _compile_with_nvrtc
         ((20, 1), (21, 57), "cuda", 5),  # _devrt_path, used only by it
     ]

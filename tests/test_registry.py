@@ -77,8 +77,10 @@ def test_every_shipped_rule_loads():
     # session 26; API016 (a name for the CUDA / NVIDIA path in a repository that keeps a ROCm path) and BLD012 (an
     # NVIDIA architecture option built in C/C++) by issue 27 (C/C++ recall), session 26; PYT024 (an NVML-backed
     # torch.cuda device query, info), PYT025 (an artefact name tagged with the CUDA release, info) and PYT026 (a
-    # Triton libdevice function the HIP libdevice lacks) by issue 27 (Python recall), session 26
-    assert len(RULES) == 135
+    # Triton libdevice function the HIP libdevice lacks) by issue 27 (Python recall), session 26; PYT027 and PYT028
+    # (CUDA-spelled half switches in Python build scripts, info) and PYT029 (the CUDA value of a backend tag with no
+    # ROCm value) by issue 27 (Python recall), session 27
+    assert len(RULES) == 138
 
 
 @pytest.mark.parametrize("rid,i,pattern,nested", SHIPPED, ids=[f"{s[0]}-{s[1]}-{kind_of(s[2])}" for s in SHIPPED])

@@ -88,6 +88,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("import", python.match_import, PYTHON),
     PatternKind("vendor_variant", python.match_vendor_variant, PYTHON),
     PatternKind("vendor_module", python.match_vendor_module, PYTHON),
+    PatternKind("backend_tag", python.match_backend_tag, PYTHON),
     PatternKind("query", code.match_query, CUDA | PYTHON),
     PatternKind("kb", code_kb.match_kb, CUDA),
     PatternKind("kb_header", code_kb.match_kb_header, CUDA),

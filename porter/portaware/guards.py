@@ -503,6 +503,8 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                     out.append(Span(after[0], after[1], _flip(side), line))
     if ROCM_WORD.search(data):
         out.extend(_vendor_keyed_entries(sf.root, data))
+    if any(sp.side == ROCM for sp in out):
+        out.extend(_cuda_only_helpers(sf.root, out, ROCM))
     if any(sp.side == CUDA for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out))
         out.extend(_cuda_only_variables(sf.root, out, script=path.rsplit("/", 1)[-1] == "setup.py"))
@@ -705,12 +707,14 @@ def _embedded_arms(root) -> list[Span]:
     return out
 
 
-def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
+def _cuda_only_helpers(root, spans: list[Span], side: str = CUDA) -> list[Span]:
     """A module's private function (`def _compile_with_cache_cuda`) whose every use in the file is CUDA-side code
     (the `else` of `if runtime.is_hip:`, or another such helper) runs on the CUDA build only: its whole definition is
     a CUDA-side span, with the vendor check that confines its first use as the line. Private names only (a leading
     underscore: the module's own, by Python's convention), since another module may call a public one - unless its
-    name has a CUDA or NVIDIA word."""
+    name has a CUDA or NVIDIA word. With `side` ROCM the same for the ROCm build: a private function, or one with a
+    HIP, ROCm or AMD word, used only in ROCm-side code (flashfast's `build_for_rocm()`, called only under `if
+    IS_HIP_EXTENSION:`) is the port's own code, not CUDA code left to port."""
     defs: dict[str, object] = {}
     for node in root.named_children:
         fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
@@ -722,7 +726,10 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
         # `if is_cuda():`): another module calling it would be CUDA-side code as well
         # (`softplus_nv`, bound only in the `if IS_NVIDIA:` arm whose else binds `softplus_triton`: an `nv` word as a
         # whole part of the name says NVIDIA as name_side reads it)
-        if text.startswith("_") and not text.startswith("__") or _py_cuda_word().search(text) or \
+        if side == ROCM:
+            if text.startswith("_") and not text.startswith("__") or not _AMD_PARTS.isdisjoint(_parts(text)):
+                defs[text] = (node, name)
+        elif text.startswith("_") and not text.startswith("__") or _py_cuda_word().search(text) or \
                 "nv" in text.lower().split("_"):
             defs[text] = (node, name)
     if not defs:
@@ -737,7 +744,7 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
                 uses[text].append(_pos(node.start_point))
             continue
         stack.extend(node.children)
-    cuda = [sp for sp in spans if sp.side == CUDA]
+    cuda = [sp for sp in spans if sp.side == side]
     found: dict[str, Span] = {}
     changed = True
     while changed:
@@ -751,7 +758,7 @@ def _cuda_only_helpers(root, spans: list[Span]) -> list[Span]:
                 continue
             holders = [next((sp for sp in [*cuda, *found.values()] if sp.holds(u)), None) for u in outside]
             if all(h is not None for h in holders):
-                found[name] = Span(own[0], own[1], CUDA, holders[0].line)
+                found[name] = Span(own[0], own[1], side, holders[0].line)
                 changed = True
     return list(found.values())
 

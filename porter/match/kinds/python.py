@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from porter.match.base import Hit, MatchContext, per_object
 from porter.source.parse import SourceFile
@@ -498,3 +498,92 @@ def _vendor_imports(stmt, vendors: frozenset[str], others: frozenset[str],
             # `from pkg.kernels import nvidia`: the vendor's subpackage itself (a name `foo_nvidia` imported from
             # a module is a function or constant, vendor_variant's, which reads its uses).
             yield Hit(node.start_byte, node.end_byte, name=f"{text}.{word}")
+
+
+def _tag_spec(pattern: dict) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], frozenset[str],
+                                      re.Pattern[bytes]]:
+    """The vendor values, the other vendors' values, the other backends' values, the torch device types, the name
+    words that make a tag a device, and the quick byte test of a backend_tag pattern."""
+    spec = pattern["backend_tag"]
+    values = frozenset(v.lower() for v in spec["values"])
+    quick = re.compile(rb"(?i)['\"](?:" + b"|".join(re.escape(v.encode()) for v in sorted(values)) + rb")['\"]")
+    return (values, frozenset(v.lower() for v in spec["twins"]), frozenset(v.lower() for v in spec["backends"]),
+            frozenset(v.lower() for v in spec.get("devices", ())),
+            frozenset(v.lower() for v in spec.get("not_words", ())), quick)
+
+
+_read_tag_spec = per_object(_tag_spec)
+
+
+def match_backend_tag(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """The vendor's value of the project's backend tag, set in an `if` chain that has no arm for the twin vendor:
+    `SYSTEM = "cuda"` in `if ...: SYSTEM = "cuda" elif ...: SYSTEM = "ipex" else: SYSTEM = "cpu"`, where every later
+    `SYSTEM == "cuda"` test picks that vendor's kernels. A tag is a name the arms of one chain assign different plain
+    strings, one of them a vendor value (`values`) and another a backend word (`backends`); the file assigning the
+    name a twin value anywhere (`"rocm"`) already gives that vendor its own tag. A torch device is not a tag: a name
+    with a `not_words` word (`device`), or a chain whose values are all torch device types (`devices`: `"cuda"` is
+    the ROCm device's name too) under a name without a backend word (`system`, `platform`, `backend`, ...)."""
+    if sf.language != "python" or sf.root is None:
+        return
+    values, twins, backends, devices, not_words, quick = _read_tag_spec(pattern)
+    if not quick.search(sf.data):  # the strings themselves (sf.code has them blanked)
+        return
+    assigned: dict[bytes, set[str]] = {}
+    chains = []
+    for stmt in descendants(sf.root, ("if_statement",), lang="python"):
+        if stmt.parent is not None and stmt.parent.type in ("elif_clause", "else_clause"):
+            continue
+        arms = [stmt.child_by_field_name("consequence")] + [
+            c.child_by_field_name("consequence") or c.child_by_field_name("body")
+            for c in stmt.named_children if c.type in ("elif_clause", "else_clause")]
+        chains.append([_string_assignments(arm) for arm in arms if arm is not None])
+    for node in descendants(sf.root, ("assignment",), lang="python"):
+        pair = _string_assignment(node)
+        if pair is not None:
+            assigned.setdefault(pair[0], set()).add(pair[1])
+    for chain in chains:
+        by_name: dict[bytes, list[tuple[str, Any]]] = {}
+        for arm in chain:
+            for name, value, node in arm:
+                by_name.setdefault(name, []).append((value, node))
+        for name, pairs in by_name.items():
+            chain_values = {v for v, _ in pairs}
+            words = set(re.split(r"[^a-z0-9]+", re.sub(rb"([a-z0-9])([A-Z])", rb"\1_\2", name).decode(
+                "utf-8", "replace").lower()))
+            if (not words.isdisjoint(not_words) or chain_values.isdisjoint(values)
+                    or (chain_values - values).isdisjoint(backends) or not twins.isdisjoint(assigned.get(name, ()))):
+                continue
+            if chain_values <= devices and words.isdisjoint(_TAG_WORDS):
+                continue
+            for value, node in pairs:
+                if value in values:
+                    yield Hit(node.start_byte, node.end_byte, name=name.decode("utf-8", "replace"),
+                              values=(("value", value),))
+
+
+# Words of a name that make it a backend tag even when its values are all torch device types.
+_TAG_WORDS = frozenset({"system", "platform", "backend", "vendor", "accelerator", "hardware", "hw", "gpu"})
+
+
+def _string_assignments(block) -> list:
+    """(name, lower-cased value, statement) for each `name = "plain string"` statement directly in the block."""
+    out = []
+    for statement in block.named_children:
+        if statement.type == "expression_statement" and statement.named_child_count == 1:
+            node = statement.named_children[0]
+            pair = _string_assignment(node) if node.type == "assignment" else None
+            if pair is not None:
+                out.append((pair[0], pair[1], statement))
+    return out
+
+
+def _string_assignment(node) -> tuple[bytes, str] | None:
+    """(target text, lower-cased value) of `name = "plain string"` / `self.name = "..."`, else None."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type not in ("identifier", "attribute") or right.type != "string":
+        return None
+    if any(c.type == "interpolation" for c in right.named_children):
+        return None
+    content = [c for c in right.named_children if c.type == "string_content"]
+    text = content[0].text.decode("utf-8", "replace") if len(content) == 1 else ""
+    return left.text, text.strip().lower()
