@@ -114,6 +114,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("dockerfile", buildfiles.match_dockerfile, frozenset({"dockerfile"})),
     PatternKind("cmake", buildfiles.match_cmake, frozenset({"cmake"})),
     PatternKind("library", library.match_library, LIBRARY_EVIDENCE),
+    PatternKind("vendored_copy", library.match_vendored_copy, CUDA),
     PatternKind("requirement", library.match_requirement, PACKAGE_LISTS),
     PatternKind("module_call", library.match_module_call, PYTHON),
     PatternKind("command", library.match_command, TEXT),

@@ -514,6 +514,27 @@ _LOCAL = re.compile(r"==\s*[^\s;,+]+\+([A-Za-z0-9.]+)")
 _EXTRAS = re.compile(r"\[([^\]]*)\]")
 
 
+def match_vendored_copy(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """The marker header of a vendored copy of a library (porter.libraries.vendored_copy) whose kind is one of the
+    pattern's: one hit on the line that defines the library's macro. The scan folds the copy's other findings into
+    it (pipeline.assemble): the copy is the library, built from ROCm's counterpart, not code to port by hand."""
+    from porter.libraries import vendored_copy
+
+    if not sf.path.endswith((".h", ".cuh", ".hpp")):
+        return
+    copy = vendored_copy(sf.path, sf.code)
+    if copy is None or copy.library.kind not in pattern["vendored_copy"]["kinds"]:
+        return
+    macro = next(m for f, m in copy.library.copies if copy.marker.endswith("/" + f))
+    m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+(" + re.escape(macro.encode()) + rb")\b", sf.code, re.M)
+    if m is None:
+        return
+    lib = copy.library
+    yield Hit(m.start(1), m.end(1), name=lib.name, replacement=lib.rocm[0] if lib.rocm else None,
+              values=(("library", lib.name), ("library_id", lib.id), ("rocm", ", ".join(lib.rocm) or "none"),
+                      ("kind", lib.kind), ("root", copy.root)))
+
+
 def match_requirement(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     from porter.libraries import by_package, normalize_package
 
