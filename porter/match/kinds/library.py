@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import tree_sitter as ts
 
+from porter.lazyre import lazy_regex
 from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code_regex import compile_regex
 from porter.source.parse import SourceFile
@@ -94,7 +95,7 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language == "python":
         yield from _setup_libraries(sf)
         return
-    if sf.language not in ("cmake", "make", "bazel", "shell", "dockerfile"):
+    if sf.language not in ("cmake", "make", "meson", "bazel", "shell", "dockerfile"):
         return
     seen: set[int] = set()
     colons, conditions = _generator_parts(sf) if sf.language == "cmake" else (set(), [])
@@ -131,6 +132,18 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
                 lib = by_link("-l" + word)
                 if lib is not None:
                     yield _library_hit(m.start(), m.end(), word, lib)
+    if sf.language == "meson":
+        # Meson's CUDA dependency names the toolkit's libraries it links as modules:
+        # `dependency('cuda', modules: ['cublas', 'nvToolsExt'])` (https://mesonbuild.com/Dependencies.html#cuda).
+        for d in _MESON_CUDA_MODULES().finditer(sf.code):
+            for w in re.finditer(rb"'([A-Za-z0-9_+.-]+)'", d.group("modules")):
+                lib = by_link("-l" + w.group(1).decode())
+                start = d.start("modules") + w.start(1)
+                if lib is not None and start not in seen:
+                    yield _library_hit(start, start + len(w.group(1)), w.group(1).decode(), lib)
+
+
+_MESON_CUDA_MODULES = lazy_regex(rb"\bdependency\s*\(\s*'cuda'[^()]*?\bmodules\s*:\s*\[(?P<modules>[^\]]*)\]")
 
 
 def _generator_parts(sf: SourceFile) -> tuple[set[int], list[tuple[int, int]]]:
