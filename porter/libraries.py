@@ -50,6 +50,8 @@ class Library:
     imports: tuple[str, ...] = ()
     packages: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    # (header path inside the library's include tree, macro it defines): what marks a vendored copy of the library
+    copies: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -180,11 +182,54 @@ def _load(path: Path) -> types.MappingProxyType:
             headers=tuple(e.get("headers", ())), links=tuple(e.get("links", ())),
             imports=tuple(e.get("imports", ())), packages=tuple(e.get("packages", ())),
             files=tuple(e.get("files", ())),
+            copies=tuple((c["file"], c["defines"]) for c in e.get("copies", ())),
         )
         for e in doc["libraries"]
     ]
     _check_unique(shown, libraries)
     return types.MappingProxyType({lib.id: lib for lib in libraries})
+
+
+@functools.lru_cache(maxsize=8)
+def _vendor_folders(path: Path) -> frozenset[str]:
+    doc = read_yaml(path, LibraryMapError, display_path(path))  # validated by _load first
+    return frozenset(str(name).lower() for name in doc.get("vendor_folders", ()))
+
+
+def vendor_folders(map_path: Path | str | None = None) -> frozenset[str]:
+    """The map's folder names that hold other projects' code (third_party, 3rdparty, vendor ...), lower case."""
+    path = _resolve(map_path)
+    _load(path)
+    return _vendor_folders(path)
+
+
+@dataclass(frozen=True)
+class VendoredCopy:
+    """A copy of a library's own source tree inside a repository's vendor folder: `root` is its folder
+    (`src/3rdparty/cub`), recognised by `marker`, the library's own header there that defines its macro."""
+
+    root: str
+    marker: str
+    library: Library
+
+
+def vendored_copy(path: str, code: bytes, map_path: Path | str | None = None) -> VendoredCopy | None:
+    """The vendored copy whose marker `path` is: the header of a library's `copies` entry (`.../cub/version.cuh`)
+    below a vendor folder (a folder above the copy's own, `src/3rdparty/cub`), whose text #defines the entry's
+    macro. None for any other file, and for the library's own repository (no vendor folder above it)."""
+    resolved = _resolve(map_path)
+    libraries = _load(resolved)
+    folders = _vendor_folders(resolved)
+    for lib in libraries.values():
+        for file, macro in lib.copies:
+            if not path.endswith("/" + file):
+                continue
+            root = path[: -len(file)] + file.split("/", 1)[0]
+            if not any(part.lower() in folders for part in root.split("/")[:-1]):
+                continue
+            if re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(macro.encode()) + rb"\b", code, re.M):
+                return VendoredCopy(root=root, marker=path, library=lib)
+    return None
 
 
 def load_libraries(path: Path | str | None = None) -> dict[str, Library]:

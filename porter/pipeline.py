@@ -694,6 +694,43 @@ def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterabl
                 continue
 
 
+# The rule whose finding marks a vendored copy of a drop-in library (porter.match.kinds.library.match_vendored_copy).
+VENDORED_COPY_RULE = "LIB019"
+
+
+def fold_vendored_copies(findings: list[Finding], kernels: list[Any], launches: list[Any]
+                         ) -> tuple[list[Finding], list[Any], list[Any]]:
+    """Findings, kernels and launches with each vendored library copy's (LIB019: `src/3rdparty/cub/...` below the
+    copy's folder) folded into its LIB019 finding, whose message says how many findings it stands for: the copy is
+    built from ROCm's counterpart of the library, not ported by hand. Files outside the copy keep theirs (the
+    project's own uses of the library). Without a LIB019 finding (the rule not run, or a change that does not
+    touch the copy's marker) nothing is folded."""
+    roots = sorted({dict(f.data).get("root", "") for f in findings if f.rule == VENDORED_COPY_RULE} - {""})
+    if not roots:
+        return findings, kernels, launches
+    prefixes = tuple(r + "/" for r in roots)
+
+    def inside(path: str) -> str | None:
+        return next((r for r, p in zip(roots, prefixes) if path.startswith(p)), None)
+
+    folded: dict[str, int] = dict.fromkeys(roots, 0)
+    kept: list[Finding] = []
+    for f in findings:
+        root = None if f.rule == VENDORED_COPY_RULE else inside(f.path)
+        if root is None:
+            kept.append(f)
+        else:
+            folded[root] += 1
+    out = []
+    for f in kept:
+        root = dict(f.data).get("root") if f.rule == VENDORED_COPY_RULE else None
+        if root in folded:
+            data = tuple(sorted((*((k, v) for k, v in f.data if k != "folded"), ("folded", folded[root]))))
+            f = dataclasses.replace(f, message=f.message.replace("{folded}", str(folded[root])), data=data)
+        out.append(f)
+    return (out, [k for k in kernels if inside(k.path) is None], [l for l in launches if inside(l.path) is None])
+
+
 def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, bool]], ruleset: RuleSet,
              targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None,
              held: Held | None = None, disabled: frozenset[str] = frozenset(),
@@ -724,10 +761,11 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
                            "DEV053 and API009 are as each file's own scan found them")
         else:
             found_here = answer
-    findings = with_target_notes(found_here, ruleset, targets)
-    suppressed = sorted(f for r in results for f in r.suppressed)
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
+    found_here, kernels, launch_list = fold_vendored_copies(found_here, kernels, launch_list)
+    findings = with_target_notes(found_here, ruleset, targets)
+    suppressed = sorted(f for r in results for f in r.suppressed)
     prefix = source.prefix()
     return ScanResult(
         root=source.label,

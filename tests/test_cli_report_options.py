@@ -42,12 +42,14 @@ HIGH_DEV = [
     "7.13); rewrite with tile.shfl_down/shfl_xor or hipCUB WarpReduce, or require ROCm ≥ 7.13.",
     "src/kernels/warp_utils.cuh:19:5: DEV001 [high] Inline PTX assembly: HIP cannot compile PTX; replace it with a HIP "
     "intrinsic or AMDGCN code.",
-    "src/kernels/warp_utils.cuh:25:14: DEV002 [high] __shfl_down_sync gets the 32-bit mask 0xffffffff: on a 64-lane "
-    "wavefront it names lanes 0-31 only, and HIP's *_sync intrinsics require a 64-bit mask type.",
+    "src/kernels/warp_utils.cuh:25:14: DEV002 [high] __shfl_down_sync gets the 32-bit mask 0xffffffff: HIP's *_sync "
+    "intrinsics require a 64-bit mask type (on every AMD GPU), and on a 64-lane wavefront (CDNA: MI300X-MI355X) it "
+    "names lanes 0-31 only.",
     "src/kernels/warp_utils.cuh:51:5: DEV003 [high] The 64-bit result of __ballot_sync is truncated to 32 bits here "
     "(unsigned int): lanes 32-63 of a wave64 wavefront are lost.",
-    "src/kernels/warp_utils.cuh:51:26: DEV002 [high] __ballot_sync gets the 32-bit mask 0xffffffff: on a 64-lane "
-    "wavefront it names lanes 0-31 only, and HIP's *_sync intrinsics require a 64-bit mask type.",
+    "src/kernels/warp_utils.cuh:51:26: DEV002 [high] __ballot_sync gets the 32-bit mask 0xffffffff: HIP's *_sync "
+    "intrinsics require a 64-bit mask type (on every AMD GPU), and on a 64-lane wavefront (CDNA: MI300X-MI355X) it "
+    "names lanes 0-31 only.",
 ]
 DEV011 = [f"src/kernels/warp_utils.cuh:{where}: DEV011 [medium] Lane arithmetic with `{what}` assumes 32-lane warps; "
           "AMD wave64 GPUs have 64 lanes: derive it from warpSize (or a per-arch constant)."

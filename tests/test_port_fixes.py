@@ -464,7 +464,9 @@ def test_a_name_with_no_hip_counterpart_is_not_mapped_to_none(tmp_path):
     import json
 
     open_work = json.loads((tmp_path / "s.json").read_text())["open_work"]
-    assert [(o["path"], o["line"], o["rule"]) for o in open_work] == [("vmm.cpp", 4, "API003")]
+    # after --apply the item names the applied file's line (the compat include stands above it: session 27)
+    assert [(o["path"], o["line"], o["rule"]) for o in open_work] == [("vmm.cpp", 7, "API003")]
+    assert "CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED" in (repo / "vmm.cpp").read_text().splitlines()[6]
 
 
 def test_overloads_the_renaming_merges_keep_one_for_rocm(tmp_path):
@@ -958,7 +960,7 @@ def test_egl_interop_header_a_file_uses_nothing_of_is_kept_for_nvcc_only(tmp_pat
         CUDA_ONLY, '#include "cudaEGL.h"', "#else", "#include <EGL/egl.h>", "#include <EGL/eglext.h>", "#endif", ""]
     assert (repo / "consumer.cpp").read_text().splitlines()[1] == '#include "cudaEGL.h"'
     assert [l.split(" API")[0].strip() for l in r.stderr.splitlines() if l.strip().startswith("open ")] == [
-        "open consumer.cpp:1", "open consumer.cpp:4"]
+        "open consumer.cpp:2", "open consumer.cpp:5"]  # the applied file's lines (its include is now line 2)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "port")
     assert porter_here("port", str(repo)).stdout == ""

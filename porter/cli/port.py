@@ -40,7 +40,7 @@ def port_cmd(
         from porter.port import PortOptions
         from porter.port.run import port_repository
         from porter.port.model import DEFAULT_HEADER
-        from porter.port.patch import apply as apply_plan, unified_diff
+        from porter.port.patch import apply as apply_plan, as_applied, unified_diff
         from porter.port.report import render_text
 
         if not path.is_dir():
@@ -60,6 +60,7 @@ def port_cmd(
             with unwind_on_signals():
                 written = apply_plan(plan)
             print(f"porter port: applied to {len(written)} file(s) in {path}", file=sys.stderr)
+            plan = as_applied(plan)  # the open items where the applied files now have them
         elif output is not None or summary is None or str(summary) != "-":
             write_output(data, output)  # `--summary -` takes stdout's place only when the patch has no file of its own
         render_text(plan, err(), verbose=verbose)

@@ -94,12 +94,14 @@ def _changes(before: list[dict], after: list[dict]) -> list[dict[str, Any]]:
 
     for repo in sorted(set(old) | set(new)):
         a, b = old.get(repo), new.get(repo)
+        # A repository that joins or leaves the list says where it stood, not the store's outcome word ("removed
+        # stored -> -" read as if its results had gone): "removed: assessed at <commit> -> not in this run's list".
         if a is None:
             assert b is not None
-            add(repo, "added", None, b["outcome"])
+            add(repo, "added", "not in the previous run's list", _standing(b))
             continue
         if b is None:
-            add(repo, "removed", a["outcome"], None)
+            add(repo, "removed", _standing(a), "not in this run's list (its stored results stay)")
             continue
         a_ok, b_ok = a["outcome"] in OK, b["outcome"] in OK
         if a_ok != b_ok:
@@ -120,6 +122,13 @@ def _changes(before: list[dict], after: list[dict]) -> list[dict[str, Any]]:
             if p["days_likely"] != t["days_likely"]:
                 add(repo, "effort", p["days_likely"], t["days_likely"], t["target"])
     return out
+
+
+def _standing(r: dict) -> str:
+    """Where a repository stood in a run: assessed at its commit (fresh or from the store), or failed."""
+    if r["outcome"] in OK:
+        return f"assessed at {r['commit_id'][:12]}" if r.get("commit_id") else "assessed"
+    return f"failed: {r['reason']}" if r.get("reason") else "failed"
 
 
 def burndown(points: list[dict]) -> list[dict[str, Any]]:

@@ -62,6 +62,9 @@ def measure_file(sf: SourceFile, extra_constants: dict[str, Any] | None = None,
         return []
     ctx = _file_context(sf, extra_constants)
     ctx.alternatives = {k: v for k, v in (alternatives or {}).items() if k not in ctx.env.sources}
+    # names with a 32 and a 64 build wherever they are defined, this file too (hashinator's split_tools.h defines
+    # WARPLENGTH 32 under __NVCC__ and 64 under __HIP__ above the kernels that shuffle with it)
+    ctx.paired_alternatives = alternatives or {}
     return [dataclasses.replace(kernel, facts=ctx.kernel_facts(kernel, fn)) for kernel, fn in kfs]
 
 
@@ -210,6 +213,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self.defined = {f.name for f in sf.functions}
         self.cuda_only: Callable[[int], bool] | None = None  # set for helpers (measure_helpers)
         self.alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file
+        self.paired_alternatives: dict[str, tuple[int, ...]] = {}  # set by measure_file: this file's too
 
     @functools.cached_property
     def env(self) -> Constants:
@@ -562,10 +566,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     @functools.cached_property
     def _paired_wave_names(self) -> re.Pattern[bytes] | None:
-        """Constants of other files defined both as 32 and as 64 (`alternatives`: Librett's TILEDIM, 32 in the CUDA
-        arm and 64 in the HIP one), whatever their names: a use is a wave-size use when DEV017 finds the 64 fixed
+        """Constants defined both as 32 and as 64 (`alternatives`, this file's own too: Librett's TILEDIM, 32 in the
+        CUDA arm and 64 in the HIP one), whatever their names: a use is a wave-size use when DEV017 finds the 64 fixed
         for every AMD GPU (porter.kernels.verdicts.wave64_uses decides with the findings)."""
-        names = sorted(n for n, v in self.alternatives.items() if 32 in v and 64 in v and re.fullmatch(r"\w+", n))
+        names = sorted(n for n, v in self.paired_alternatives.items() if 32 in v and 64 in v and re.fullmatch(r"\w+", n))
         return re.compile(rb"\b(?:" + b"|".join(n.encode() for n in names) + rb")\b") if names else None
 
     def _drop_local_callables(self, fn: Function, w: Walk) -> None:

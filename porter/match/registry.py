@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # jsonschema is imported only when a rule is validated (porte
 SCHEMA = "pattern-kinds.json"
 
 # The languages a kind can hit in (porter.source.discover's names).
-TEXT = frozenset({"cuda", "python", "cmake", "make", "bazel", "dockerfile", "shell", "json", "yaml", "toml",
+TEXT = frozenset({"cuda", "python", "cmake", "make", "meson", "bazel", "dockerfile", "shell", "json", "yaml", "toml",
                   "requirements", "text"})
 ANY = TEXT | {"binary"}
 CUDA = frozenset({"cuda"})
@@ -34,7 +34,7 @@ PYTHON = frozenset({"python"})
 BINARY = frozenset({"binary"})
 CONFIG = frozenset({"json", "yaml", "toml"})
 PACKAGE_LISTS = frozenset({"requirements", "toml", "python", "dockerfile", "shell", "make", "yaml"})
-LIBRARY_EVIDENCE = PACKAGE_LISTS | {"cuda", "cmake", "bazel"}  # headers, link lines, imports, package lists
+LIBRARY_EVIDENCE = PACKAGE_LISTS | {"cuda", "cmake", "bazel", "meson"}  # headers, link lines, imports, package lists
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,7 @@ KINDS: dict[str, PatternKind] = _declare(
     PatternKind("dockerfile", buildfiles.match_dockerfile, frozenset({"dockerfile"})),
     PatternKind("cmake", buildfiles.match_cmake, frozenset({"cmake"})),
     PatternKind("library", library.match_library, LIBRARY_EVIDENCE),
+    PatternKind("vendored_copy", library.match_vendored_copy, CUDA),
     PatternKind("requirement", library.match_requirement, PACKAGE_LISTS),
     PatternKind("module_call", library.match_module_call, PYTHON),
     PatternKind("command", library.match_command, TEXT),

@@ -100,3 +100,29 @@ def apply(plan: PortPlan) -> list[str]:
         contain.write_bytes(p, fp.after, root=root, mode=mode, umask=fp.before is None)
         written.append(fp.path)
     return written
+
+
+def line_after(before: bytes, after: bytes, line: int) -> int:
+    """Where line `line` (1-based) of `before` stands in `after`: the same line where the patch kept it, else the
+    first line of what replaced it (difflib's matching blocks, deterministic)."""
+    import difflib
+
+    old, new = before.splitlines(), after.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if i1 <= line - 1 < i2:  # an insertion holds no old line: the line is in a later block
+            return j1 + (line - 1 - i1 if tag == "equal" else 0) + 1
+    return line + len(new) - len(old)
+
+
+def as_applied(plan: PortPlan) -> PortPlan:
+    """`plan` with its open items' lines moved to the files as the patch leaves them: after `--apply` the compat
+    include and guards the port added stand above a launch, which the report must name where it now is (`:102`,
+    not the original `:97`). The item's `finding` keeps the scan's original place."""
+    import dataclasses
+
+    patched = {f.path: f for f in plan.files if f.before is not None}
+    if not any(o.path in patched for o in plan.open_work):
+        return plan
+    items = tuple(dataclasses.replace(o, line=line_after(patched[o.path].before or b"", patched[o.path].after, o.line))
+                  if o.path in patched else o for o in plan.open_work)
+    return dataclasses.replace(plan, open_work=items)

@@ -1491,7 +1491,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
         return {}
     if any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
         return {}
-    if any(c.language in ("cmake", "bazel") for c in files.values()):
+    if any(c.language in ("cmake", "bazel", "meson") for c in files.values()):  # a build porter reads but not for this
         return {}
     units = [p for p, c in files.items() if c.language == "cuda"]
     built: set[str] = set()

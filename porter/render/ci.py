@@ -7,6 +7,8 @@ instead" text. Repository text is not escaped here; each format escapes for its 
 """
 from __future__ import annotations
 
+import re
+
 from typing import Iterable
 
 from porter.model import Finding, ScanResult
@@ -27,11 +29,26 @@ def rule_title(result: ScanResult, rule_id: str) -> str:
     return rule.title if rule is not None else rule_id
 
 
+def spelled_already(f: Finding) -> bool:
+    """Whether the code at the finding already reads as its HIP replacement (`__global__` on a kernel's line, a
+    `<<<...>>>` launch, a same-name device function), `...` standing for any text: "use __global__" there says
+    nothing, and the rule's advice is what to show."""
+    if not f.replacement or not f.snippet:
+        return False
+    parts = [re.escape(p) for p in f.replacement.split("...")]
+    text = ".*?".join(parts)
+    if f.replacement[:1].isalnum() or f.replacement[:1] == "_":
+        text = r"(?<![\w])" + text
+    if f.replacement[-1:].isalnum() or f.replacement[-1:] == "_":
+        text += r"(?![\w])"
+    return re.search(text, f.snippet) is not None
+
+
 def advice(result: ScanResult, f: Finding) -> str:
     """One line of what to do on ROCm, or '' when the rule says nothing."""
     rule = result.rules.get(f.rule) if result.rules is not None else None
     hip = rule.hip_equivalent if rule is not None else {}
-    if f.replacement:
+    if f.replacement and not spelled_already(f):
         note = hip.get("note")
         return f"HIP: use {f.replacement}" + (f" ({note})" if note else "")
     if hip.get("kind") == "none":

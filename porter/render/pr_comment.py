@@ -19,7 +19,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from porter.model import Finding, ScanResult, Severity, Status
-from porter.render.ci import advice as rule_advice
+from porter.render.ci import advice as rule_advice, spelled_already
 from porter.render.ci import repository_path, rule_title
 from porter.render.safe import md_code, md_text
 
@@ -88,7 +88,7 @@ def verdict_line(new: list[Finding], fixed: int, worse: list[KernelChange], resu
 def advice(result: ScanResult, f: Finding) -> str:
     """What to do on ROCm, for a person: the HIP name when the finding has one (the rule's note about where porter's
     tables come from is for the rule's page, not a review), else the rule's advice."""
-    if f.replacement:
+    if f.replacement and not spelled_already(f):
         return f"HIP: use {f.replacement}"
     return rule_advice(result, f)
 

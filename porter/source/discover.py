@@ -59,6 +59,7 @@ _NAME_LANG = {
     "CMakeLists.txt": "cmake",
     "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
     "Makefile.am": "make",  # Automake's input: make rules (nvcc recipes too) under Automake conditionals
+    "meson.build": "meson", "meson_options.txt": "meson", "meson.options": "meson",  # Meson's build definitions
     "BUILD": "bazel", "WORKSPACE": "bazel", "MODULE.bazel": "bazel",
     "Dockerfile": "dockerfile", "Containerfile": "dockerfile",
     "setup.py": "python",

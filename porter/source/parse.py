@@ -28,7 +28,7 @@ from porter.source import preprocessor
 from porter.source.parse_tokens import file_tokens
 
 _PLUS_ONE = (1).__add__
-HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
+HASH_COMMENT_LANGUAGES = frozenset({"cmake", "make", "meson", "bazel", "shell", "yaml", "toml", "requirements", "dockerfile", "text"})
 
 
 # Patterns only some files need are compiled when first used (porter.lazyre), not at import: compiling them

@@ -262,9 +262,10 @@ def match_wave_constant(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Ite
 
 def _paired_spots(sf: SourceFile, pre, value: int, paired: int, ctx: MatchContext, excluded,
                   seen: set[int]) -> list[tuple[int, str]]:
-    """Constants of any name set to `value` (64) in an arm only the ROCm build compiles whose `#if` group sets the
-    same name to `paired` (32) in an arm only the CUDA build compiles (`#if LIB_USES_HIP` / `const int TILEDIM = 64;
-    // AMD change` / `#elif LIB_USES_CUDA` / `const int TILEDIM = 32;`): the port doubled a 32-lane constant for
+    """Constants of any name set to `value` (64) in an arm only the ROCm build compiles where the file sets the
+    same name to `paired` (32) in an arm only the CUDA build compiles, of the same `#if` group or another (`#if
+    LIB_USES_HIP` / `const int TILEDIM = 64; // AMD change` / `#elif LIB_USES_CUDA` / `const int TILEDIM = 32;`;
+    `#ifdef __NVCC__` ... `#endif` beside `#ifdef __HIP__` ... `#endif`): the port doubled a 32-lane constant for
     wave64, which is the wave size whatever its name (porter.source.preprocessor's build regions decide the arms)."""
     found: list[tuple[int, str, int]] = []  # (byte offset of the name, name, value)
     for line, name, body in defines(list(pre.directives)):
@@ -296,7 +297,10 @@ def _paired_spots(sf: SourceFile, pre, value: int, paired: int, ctx: MatchContex
         g, _ = arm_of(at, "rocm")
         if g is None:
             continue
-        if any(n == name and w == paired and arm_of(a, "cuda")[0] == g for a, n, w in found):
+        # the CUDA arm's 32 in the same group, or in a CUDA-only arm of the file's other groups: each vendor in a
+        # group of its own (`#ifdef __NVCC__` / `#define WARPLENGTH 32` / `#endif`, then `#ifdef __HIP__` /
+        # `#define WARPLENGTH 64`, hashinator) is the same doubling
+        if any(n == name and w == paired and arm_of(a, "cuda")[0] is not None for a, n, w in found):
             out.append((at, name))
     return out
 

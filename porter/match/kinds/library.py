@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import tree_sitter as ts
 
+from porter.lazyre import lazy_regex
 from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code_regex import compile_regex
 from porter.source.parse import SourceFile
@@ -94,7 +95,7 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
     if sf.language == "python":
         yield from _setup_libraries(sf)
         return
-    if sf.language not in ("cmake", "make", "bazel", "shell", "dockerfile"):
+    if sf.language not in ("cmake", "make", "meson", "bazel", "shell", "dockerfile"):
         return
     seen: set[int] = set()
     colons, conditions = _generator_parts(sf) if sf.language == "cmake" else (set(), [])
@@ -131,6 +132,18 @@ def _links(sf: SourceFile, ctx: MatchContext | None) -> Iterator[Hit]:
                 lib = by_link("-l" + word)
                 if lib is not None:
                     yield _library_hit(m.start(), m.end(), word, lib)
+    if sf.language == "meson":
+        # Meson's CUDA dependency names the toolkit's libraries it links as modules:
+        # `dependency('cuda', modules: ['cublas', 'nvToolsExt'])` (https://mesonbuild.com/Dependencies.html#cuda).
+        for d in _MESON_CUDA_MODULES().finditer(sf.code):
+            for w in re.finditer(rb"'([A-Za-z0-9_+.-]+)'", d.group("modules")):
+                lib = by_link("-l" + w.group(1).decode())
+                start = d.start("modules") + w.start(1)
+                if lib is not None and start not in seen:
+                    yield _library_hit(start, start + len(w.group(1)), w.group(1).decode(), lib)
+
+
+_MESON_CUDA_MODULES = lazy_regex(rb"\bdependency\s*\(\s*'cuda'[^()]*?\bmodules\s*:\s*\[(?P<modules>[^\]]*)\]")
 
 
 def _generator_parts(sf: SourceFile) -> tuple[set[int], list[tuple[int, int]]]:
@@ -512,6 +525,27 @@ def _library_hits(found: list[Hit], kinds: frozenset[str], ids: frozenset[str], 
 
 _LOCAL = re.compile(r"==\s*[^\s;,+]+\+([A-Za-z0-9.]+)")
 _EXTRAS = re.compile(r"\[([^\]]*)\]")
+
+
+def match_vendored_copy(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
+    """The marker header of a vendored copy of a library (porter.libraries.vendored_copy) whose kind is one of the
+    pattern's: one hit on the line that defines the library's macro. The scan folds the copy's other findings into
+    it (pipeline.assemble): the copy is the library, built from ROCm's counterpart, not code to port by hand."""
+    from porter.libraries import vendored_copy
+
+    if not sf.path.endswith((".h", ".cuh", ".hpp")):
+        return
+    copy = vendored_copy(sf.path, sf.code)
+    if copy is None or copy.library.kind not in pattern["vendored_copy"]["kinds"]:
+        return
+    macro = next(m for f, m in copy.library.copies if copy.marker.endswith("/" + f))
+    m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+(" + re.escape(macro.encode()) + rb")\b", sf.code, re.M)
+    if m is None:
+        return
+    lib = copy.library
+    yield Hit(m.start(1), m.end(1), name=lib.name, replacement=lib.rocm[0] if lib.rocm else None,
+              values=(("library", lib.name), ("library_id", lib.id), ("rocm", ", ".join(lib.rocm) or "none"),
+                      ("kind", lib.kind), ("root", copy.root)))
 
 
 def match_requirement(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
