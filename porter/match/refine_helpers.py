@@ -1,0 +1,111 @@
+"""Inline PTX helpers nothing calls: device code hip-clang never emits.
+
+DEV001 reports each inline PTX statement in device code. A project's utility header often carries a family of
+one-line PTX helpers (`getLaneMaskLt`, `getLaneMaskGt`, `getLaneMaskGe`, a `laneid()`), of which the kernels call
+some. A helper that is `inline`, `__forceinline__`, `static` or a template has no external definition to emit: clang
+generates its body only where something calls it (an inline function's definition is emitted only when odr-used,
+[dcl.inline]; clang emits linkonce_odr/internal definitions on demand), so the PTX of one no code calls is never
+compiled by the ROCm build and is no port work (hip-clang -c for gfx942 of such a header errors only once the helper
+is called).
+
+`unused_helpers`: an open DEV001 finding inside such a function whose name is mentioned nowhere else in the
+repository's C/C++/CUDA code — no other token of that name in its own file outside the definition, no word of that
+name in any other such file (comments blanked; a string, a declaration, a second overload or a macro naming it all
+count as a mention, so any doubt keeps the finding) — reads info, with the reason in its data (`unused`). A helper
+defined without one of those specifiers (a plain `__device__` function in a .cu file) is emitted whether called or
+not, and stays open.
+
+It runs once every file is scanned, only when an open DEV001 finding exists, reads only the scan's own C/C++/CUDA
+files (each up to the caller's per-file limit, READ_BUDGET bytes in all: past it every finding stands) and parses
+only the files holding such a finding (PARSE_BUDGET at most).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, Iterable, Mapping
+
+from porter.model.finding import Finding, Severity, Status
+from porter.source.parse import Function, parse
+from porter.source.preprocessor import blank_comments
+
+RULE = "DEV001"
+
+READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA files searched for a helper's name
+PARSE_BUDGET = 200  # files holding an open DEV001 finding parsed to find its function
+
+# Specifiers that leave a function's definition to be emitted only where it is used.
+_ON_DEMAND = re.compile(r"\b(?:inline|__inline__|__forceinline__|__forceinline|static|constexpr)\b|^\s*template\s*<")
+_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def _on_demand(fn: Function, data: bytes) -> bool:
+    """Whether the function's definition (its text up to the body, or a template around it) is emitted only where
+    it is used."""
+    node = fn.node
+    if node.parent is not None and node.parent.type == "template_declaration":
+        return True
+    body = node.child_by_field_name("body")
+    head = data[fn.start_byte: body.start_byte if body is not None else fn.end_byte].decode("utf-8", "replace")
+    return _ON_DEMAND.search(head) is not None
+
+
+def _mentioned(name: str, data: bytes) -> bool:
+    return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", blank_comments(data)) is not None
+
+
+def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
+                   read: Callable[[str], bytes | None]) -> list[Finding]:
+    """The findings, each open DEV001 finding inside an on-demand function (see the module doc) whose name no other
+    code of the repository mentions at info. `sources`: the scan's C/C++/CUDA files (path -> language); `read`:
+    a file's bytes (None when unreadable)."""
+    findings = list(findings)
+    wanted = sorted({f.path for f in findings
+                     if f.rule == RULE and f.status is Status.OPEN and f.severity > Severity.INFO
+                     and f.path in sources})[:PARSE_BUDGET]
+    # path -> {finding line -> (helper name, first byte, last byte)}
+    helpers: dict[str, dict[int, tuple[str, int, int]]] = {}
+    for path in wanted:
+        data = read(path)
+        if data is None:
+            continue
+        src = parse(path, sources[path], data)
+        lines = {f.line for f in findings if f.path == path and f.rule == RULE}
+        for line in lines:
+            if line - 1 >= len(src.line_starts):
+                continue
+            fn = src.enclosing(src.line_starts[line - 1])
+            if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
+                continue
+            # Any other token of that name in this file (a call, a declaration, an overload) is a mention.
+            if any(not fn.start_byte <= at < fn.end_byte for at in src.tokens().get(fn.name.encode(), ())):
+                continue
+            helpers.setdefault(path, {})[line] = (fn.name, fn.start_byte, fn.end_byte)
+    names = {name for per in helpers.values() for name, _a, _b in per.values()}
+    if not names:
+        return findings
+    used: set[str] = set()
+    spent = 0
+    for path in sorted(sources):
+        if used >= names:
+            break
+        data = read(path)
+        if data is None:
+            continue
+        spent += len(data)
+        if spent > READ_BUDGET:
+            return findings  # not every file searched: every finding stands
+        for name in names - used:
+            if name.encode() in data and (path not in helpers or name not in
+                                          {n for n, _a, _b in helpers[path].values()}) and _mentioned(name, data):
+                used.add(name)
+    out = []
+    for f in findings:
+        hit = helpers.get(f.path, {}).get(f.line) if f.rule == RULE and f.status is Status.OPEN else None
+        if hit is not None and hit[0] not in used and f.severity > Severity.INFO:
+            why = (f"`{hit[0]}` is an inline (on-demand) device helper nothing in the repository calls: hip-clang "
+                   f"never emits its body, so this PTX is never compiled for AMD")
+            f = dataclasses.replace(f, severity=Severity.INFO,
+                                    data=tuple(sorted({**dict(f.data), "unused": why}.items())))
+        out.append(f)
+    return out

@@ -1,0 +1,56 @@
+"""Precision of open findings pooled over the development sets (issue 27, session 27, helper prec).
+fixtures/prec_s27 holds one small repository per mechanism, each beside near misses that stay open."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.match.refine_helpers import unused_helpers
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures/prec_s27"
+
+
+def _findings(root: Path):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    return run(root, Settings(jobs=1, cache_dir=None)).result.findings
+
+
+def test_inline_ptx_helpers_nothing_calls_read_info():
+    # src/lanes.cuh: laneMaskGt (__forceinline__), smId (static) and laneMaskGe (named only in a comment of scan.cu)
+    # are never called, so hip-clang never emits their PTX: info. laneMaskLt and the template laneId are called,
+    # warpId is named by a macro (a mention keeps it), and scan.cu's plain __device__ nclock is emitted uncalled.
+    got = [(f.path, f.line, str(f.status), str(f.severity), "unused" in dict(f.data))
+           for f in _findings(FIXTURE / "asmhelpers") if f.rule == "DEV001"]
+    assert got == [
+        ("src/lanes.cuh", 7, "open", "high", False),
+        ("src/lanes.cuh", 14, "open", "info", True),
+        ("src/lanes.cuh", 21, "open", "info", True),
+        ("src/lanes.cuh", 29, "open", "high", False),
+        ("src/lanes.cuh", 36, "open", "high", False),
+        ("src/lanes.cuh", 44, "open", "info", True),
+        ("src/scan.cu", 7, "open", "high", False),
+    ]
+
+
+def test_a_helper_called_from_another_file_stays_open():
+    # The same header read with scan.cu calling laneMaskGt: the call in the other file is a use.
+    findings = [f for f in _findings(FIXTURE / "asmhelpers") if f.rule == "DEV001"]
+    import dataclasses
+
+    from porter.model.finding import Severity
+    opened = [dataclasses.replace(f, severity=Severity.HIGH, data=()) for f in findings]
+    files = {p: (FIXTURE / "asmhelpers" / p).read_bytes() for p in ("src/lanes.cuh", "src/scan.cu")}
+    files["src/scan.cu"] += b"\n__global__ void k(unsigned *o) { o[0] = laneMaskGt(); }\n"
+    out = unused_helpers(opened, {p: "cuda" for p in files}, files.get)
+    assert [(f.line, str(f.severity)) for f in out if f.path == "src/lanes.cuh"] == [
+        (7, "high"), (14, "high"), (21, "info"), (29, "high"), (36, "high"), (44, "info")]
+    # Past the read budget (a file unreadable counts as nothing read, so shrink the budget instead) all stand.
+    import porter.match.refine_helpers as rh
+    old = rh.READ_BUDGET
+    rh.READ_BUDGET = 10
+    try:
+        assert [str(f.severity) for f in unused_helpers(opened, {p: "cuda" for p in files}, files.get)] == [
+            "high"] * 7
+    finally:
+        rh.READ_BUDGET = old
