@@ -8,10 +8,12 @@ generates its body only where something calls it (an inline function's definitio
 compiled by the ROCm build and is no port work (hip-clang -c for gfx942 of such a header errors only once the helper
 is called).
 
-`unused_helpers`: an open DEV001 finding inside such a function whose name is mentioned nowhere else in the
-repository's C/C++/CUDA code — no other token of that name in its own file outside the definition, no word of that
-name in any other such file (comments blanked; a string, a declaration, a second overload or a macro naming it all
-count as a mention, so any doubt keeps the finding) — reads info, with the reason in its data (`unused`). A helper
+`unused_helpers`: an open DEV001 finding inside such a function whose name the repository's C/C++/CUDA code the ROCm
+build may compile mentions nowhere outside the definition reads info, with the reason in its data (`unused`). Any
+word of that name counts (comments blanked; a string, a declaration, a second overload or a macro naming it all
+count, so any doubt keeps the finding), except inside an arm hip-clang never takes (porter.source.preprocessor
+.hip_reaches: `#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 730`, the body of `#ifdef __CUDA_ARCH__`), as
+ccglib's `laneid()`, called only by its sm_73+ fragment specialisations. A helper
 defined without one of those specifiers (a plain `__device__` function in a .cu file) is emitted whether called or
 not, and stays open.
 
@@ -27,7 +29,7 @@ from typing import Callable, Iterable, Mapping
 
 from porter.model.finding import Finding, Severity, Status
 from porter.source.parse import Function, parse
-from porter.source.preprocessor import blank_comments
+from porter.source.preprocessor import blank_comments, directives, hip_reaches
 
 RULE = "DEV001"
 
@@ -50,8 +52,20 @@ def _on_demand(fn: Function, data: bytes) -> bool:
     return _ON_DEMAND.search(head) is not None
 
 
-def _mentioned(name: str, data: bytes) -> bool:
-    return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", blank_comments(data)) is not None
+def _mentioned(name: str, data: bytes, skip: tuple[int, int] = (0, 0)) -> bool:
+    """Whether code hip-clang may compile names `name` in `data` (comments blanked; outside the byte span `skip`,
+    the helper's own definition): a mention inside an arm the ROCm build never takes (`#elif __CUDA_ARCH__ >= 730`,
+    the body of `#ifdef __CUDA_ARCH__`) is no use there."""
+    code = blank_comments(data)
+    dirs = None
+    for m in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", code):
+        if skip[0] <= m.start() < skip[1]:
+            continue
+        if dirs is None:
+            dirs = directives(data)
+        if hip_reaches(dirs, code.count(b"\n", 0, m.start()) + 1):
+            return True
+    return False
 
 
 def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
@@ -77,8 +91,9 @@ def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
             fn = src.enclosing(src.line_starts[line - 1])
             if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
                 continue
-            # Any other token of that name in this file (a call, a declaration, an overload) is a mention.
-            if any(not fn.start_byte <= at < fn.end_byte for at in src.tokens().get(fn.name.encode(), ())):
+            # Any other mention of that name in this file's code the ROCm build compiles (a call, a declaration,
+            # an overload, a macro) is a use.
+            if _mentioned(fn.name, data, (fn.start_byte, fn.end_byte)):
                 continue
             helpers.setdefault(path, {})[line] = (fn.name, fn.start_byte, fn.end_byte)
     names = {name for per in helpers.values() for name, _a, _b in per.values()}
@@ -96,15 +111,17 @@ def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
         if spent > READ_BUDGET:
             return findings  # not every file searched: every finding stands
         for name in names - used:
-            if name.encode() in data and (path not in helpers or name not in
-                                          {n for n, _a, _b in helpers[path].values()}) and _mentioned(name, data):
+            if name.encode() not in data:
+                continue
+            own = [(a, b) for n, a, b in helpers.get(path, {}).values() if n == name]
+            if _mentioned(name, data, own[0] if own else (0, 0)):
                 used.add(name)
     out = []
     for f in findings:
         hit = helpers.get(f.path, {}).get(f.line) if f.rule == RULE and f.status is Status.OPEN else None
         if hit is not None and hit[0] not in used and f.severity > Severity.INFO:
-            why = (f"`{hit[0]}` is an inline (on-demand) device helper nothing in the repository calls: hip-clang "
-                   f"never emits its body, so this PTX is never compiled for AMD")
+            why = (f"`{hit[0]}` is an inline (on-demand) device helper no code the ROCm build compiles calls: "
+                   f"hip-clang never emits its body, so this PTX is never compiled for AMD")
             f = dataclasses.replace(f, severity=Severity.INFO,
                                     data=tuple(sorted({**dict(f.data), "unused": why}.items())))
         out.append(f)
