@@ -60,3 +60,21 @@ def test_a_helper_called_from_another_file_stays_open():
             "high"] * 8
     finally:
         rh.READ_BUDGET = old
+
+
+def test_toolkit_tests_around_log_lines_only_are_no_port_work():
+    # query.cu: `#if CUDART_VERSION >= 3000` around shrLog/sdkLogInfo lines and `>= 3010` around `LOG(INFO) << ...`
+    # only print (kfusion's deviceQuery copy): dropped, as printf-only arms are. An arm that also assigns (line 22)
+    # and one calling logf, arithmetic (line 26), stay.
+    got = [(f.line, str(f.status), str(f.severity)) for f in _findings(FIXTURE / "printarms") if f.rule == "DEV010"]
+    assert got == [(22, "open", "medium"), (26, "open", "medium")]
+
+
+def test_output_call_reads_loggers_not_arithmetic():
+    from porter.match.refine_common import OUTPUT_CALL
+
+    for st in ('shrLog("x")', 'sdkLogError("x")', "LOG(INFO) << x", 'LOG_WARNING("x")', 'util::shrLog("x")',
+               'printf("x")', "std::cout << x"):
+        assert OUTPUT_CALL.match(st), st
+    for st in ("logf(x)", "log(x)", "Log(x)", "catalog(x)", "backLog = 1", "LOGICAL(x)"):
+        assert not OUTPUT_CALL.match(st), st
