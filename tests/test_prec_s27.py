@@ -31,6 +31,9 @@ def test_inline_ptx_helpers_nothing_calls_read_info():
         ("src/lanes.cuh", 36, "open", "high", False),
         ("src/lanes.cuh", 44, "open", "info", True),
         ("src/lanes.cuh", 52, "open", "info", True),
+        # pack64 is never called either, but its "=l" operand (PTX's 64-bit register class) is rejected by the
+        # AMDGPU target when clang parses the statement, used or not
+        ("src/lanes.cuh", 60, "open", "high", False),
         ("src/scan.cu", 7, "open", "high", False),
     ]
 
@@ -46,18 +49,18 @@ def test_a_helper_called_from_another_file_stays_open():
     files["src/scan.cu"] += b"\n__global__ void k(unsigned *o) { o[0] = laneMaskGt(); }\n"
     out = unused_helpers(opened, {p: "cuda" for p in files}, files.get)
     assert [(f.line, str(f.severity)) for f in out if f.path == "src/lanes.cuh"] == [
-        (7, "high"), (14, "high"), (21, "info"), (29, "high"), (36, "high"), (44, "info"), (52, "info")]
+        (7, "high"), (14, "high"), (21, "info"), (29, "high"), (36, "high"), (44, "info"), (52, "info"), (60, "high")]
     # The same call moved out of the __CUDA_ARCH__ arm is a use the ROCm build compiles.
     files["src/scan.cu"] += b"__global__ void r(unsigned *o) { o[0] = laneMaskLe(); }\n"
     out = unused_helpers(opened, {p: "cuda" for p in files}, files.get)
-    assert [(f.line, str(f.severity)) for f in out if f.path == "src/lanes.cuh"][-1] == (52, "high")
+    assert [(f.line, str(f.severity)) for f in out if f.path == "src/lanes.cuh"][-2] == (52, "high")
     # Past the read budget (a file unreadable counts as nothing read, so shrink the budget instead) all stand.
     import porter.match.refine_helpers as rh
     old = rh.READ_BUDGET
     rh.READ_BUDGET = 10
     try:
         assert [str(f.severity) for f in unused_helpers(opened, {p: "cuda" for p in files}, files.get)] == [
-            "high"] * 8
+            "high"] * 9
     finally:
         rh.READ_BUDGET = old
 
@@ -92,3 +95,13 @@ def test_pyt009_is_calibrated_to_info_and_still_reports():
            for f in _findings(Path(__file__).resolve().parent.parent / "fixtures/repos/torch-ext")
            if f.rule == "PYT009"]
     assert got == [("mytorchext/triton_kernels.py", 8, "info", "open")]
+
+
+def test_amdgpu_constraint_reading():
+    from porter.match.refine_helpers import _parses_on_amdgpu
+
+    assert _parses_on_amdgpu(b'asm("mov.u32 %0, %%laneid;" : "=r"(id));')
+    assert _parses_on_amdgpu(b'asm volatile("bar.sync %0, %1;" : : "r"(a), "n"(4) : "memory");')
+    assert _parses_on_amdgpu(b'asm("x" : "+v"(a), "=&s"(b) : "0"(c), "m"(d));')
+    for bad in (b'"=l"(r)', b'"h"(x)', b'"=f"(y)', b'"d"(z)', b'"c"(w)'):
+        assert not _parses_on_amdgpu(b'asm("op %0;" : ' + bad + b');'), bad

@@ -15,7 +15,10 @@ count, so any doubt keeps the finding), except inside an arm hip-clang never tak
 .hip_reaches: `#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 730`, the body of `#ifdef __CUDA_ARCH__`), as
 ccglib's `laneid()`, called only by its sm_73+ fragment specialisations. A helper
 defined without one of those specifiers (a plain `__device__` function in a .cu file) is emitted whether called or
-not, and stays open.
+not, and stays open. So does one whose asm operands use a constraint the AMDGPU target rejects (PTX's `"=l"`,
+`"h"`, `"f"`, `"d"`, `"c"` register classes): clang checks constraints when it parses the statement, used or not
+(clang-22 -x hip --offload-arch=gfx942: "invalid output constraint '=l' in asm" for an uncalled inline helper; `"=r"`
+and `"r"` parse, and the PTX text itself is read only when the body is emitted).
 
 It runs once every file is scanned, only when an open DEV001 finding exists, reads only the scan's own C/C++/CUDA
 files (each up to the caller's per-file limit, READ_BUDGET bytes in all: past it every finding stands) and parses
@@ -50,6 +53,20 @@ def _on_demand(fn: Function, data: bytes) -> bool:
     body = node.child_by_field_name("body")
     head = data[fn.start_byte: body.start_byte if body is not None else fn.end_byte].decode("utf-8", "replace")
     return _ON_DEMAND.search(head) is not None
+
+
+# An asm operand's constraint string (`"=r"(mask)`, `"l"(ptr)`): a string literal right before a parenthesised operand.
+_CONSTRAINT = re.compile(rb'"([^"\\\n]*)"\s*\(')
+# Constraint letters hip-clang's AMDGPU target accepts (checked with clang-22 -x hip --offload-arch=gfx942): registers
+# r/v/s/a, memory m, general g, immediates n/i, with the =, +, & modifiers and matching-operand digits. PTX's typed
+# register classes (h 16-bit, l 64-bit, f float, d double, c) are rejected when the statement is parsed, so an
+# unused helper using them still breaks the ROCm build.
+_AMDGPU_CONSTRAINT = re.compile(rb"[=+&rvsamgni0-9]*")
+
+
+def _parses_on_amdgpu(body: bytes) -> bool:
+    """Whether every asm operand constraint in a function's text is one hip-clang's AMDGPU target accepts."""
+    return all(_AMDGPU_CONSTRAINT.fullmatch(m.group(1)) for m in _CONSTRAINT.finditer(body))
 
 
 def _mentioned(name: str, data: bytes, skip: tuple[int, int] = (0, 0)) -> bool:
@@ -90,6 +107,8 @@ def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
                 continue
             fn = src.enclosing(src.line_starts[line - 1])
             if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
+                continue
+            if not _parses_on_amdgpu(data[fn.start_byte:fn.end_byte]):
                 continue
             # Any other mention of that name in this file's code the ROCm build compiles (a call, a declaration,
             # an overload, a macro) is a use.
