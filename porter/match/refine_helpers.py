@@ -13,7 +13,9 @@ build may compile mentions nowhere outside the definition reads info, with the r
 word of that name counts (comments blanked; a string, a declaration, a second overload or a macro naming it all
 count, so any doubt keeps the finding), except inside an arm hip-clang never takes (porter.source.preprocessor
 .hip_reaches: `#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 730`, the body of `#ifdef __CUDA_ARCH__`), as
-ccglib's `laneid()`, called only by its sm_73+ fragment specialisations. A helper
+ccglib's `laneid()`, called only by its sm_73+ fragment specialisations. A helper defined inside such an arm itself
+(sppark's field arithmetic, all under `#ifdef __CUDA_ARCH__`) is left to the arm's own findings: the ROCm build
+then lacks the helper and its callers alike. A helper
 defined without one of those specifiers (a plain `__device__` function in a .cu file) is emitted whether called or
 not, and stays open. So does one whose asm operands use a constraint the AMDGPU target rejects (PTX's `"=l"`,
 `"h"`, `"f"`, `"d"`, `"c"` register classes): clang checks constraints when it parses the statement, used or not
@@ -109,6 +111,10 @@ def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
             if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
                 continue
             if not _parses_on_amdgpu(data[fn.start_byte:fn.end_byte]):
+                continue
+            # A definition the ROCm build never compiles itself (inside `#ifdef __CUDA_ARCH__`) is that arm's
+            # question, not this one's: the port may need the whole arm, helpers and callers alike.
+            if not hip_reaches(directives(data), src.position(fn.start_byte)[0]):
                 continue
             # Any other mention of that name in this file's code the ROCm build compiles (a call, a declaration,
             # an overload, a macro) is a use.
