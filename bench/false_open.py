@@ -32,9 +32,13 @@ sys.path.insert(0, str(HERE))
 from score_judged import JUDGED, density, is_open_finding, judged_lookup, load_set, run_porter  # noqa: E402
 
 
-# The development sets (issue 27): heldout3-heldout22. A newer set is held out until it has been scored once at the
+# The development sets (issue 27): heldout3-heldout34. A newer set is held out until it has been scored once at the
 # end of its session, so the default never reads it; name it explicitly once it is development data.
-LAST_DEV_SET = 22
+LAST_DEV_SET = 34
+
+# Where a set's trees are looked for when --root is not given, first match wins ({n} the set's number): the layout
+# make_trees.py gives (/tmp/hN), the one a set's builder leaves (/tmp/hN/hN), and a helper's own copies.
+DEFAULT_ROOTS = ("/tmp/h{n}/h{n}", "/tmp/h{n}", "/tmp/prec/h{n}")
 
 
 def dev_sets() -> list[str]:
@@ -42,6 +46,20 @@ def dev_sets() -> list[str]:
     names = [d.name for d in JUDGED.glob("heldout*") if (d / "findings.jsonl").is_file()
              and re.fullmatch(r"heldout\d+", d.name) and 3 <= int(d.name[7:]) <= LAST_DEV_SET]
     return sorted(names, key=lambda n: int(n[7:]))
+
+
+def find_root(name: str, template: str | None) -> Path | None:
+    """The directory holding a set's trees: --root's, else the first default layout with one of its trees in it."""
+    n = re.sub(r"\D", "", name)
+    if template:
+        root = Path(template.format(n=n))
+        return root if root.is_dir() else None
+    trees = [p["tree"] for p in load_set(name)[0]]
+    for t in DEFAULT_ROOTS:
+        root = Path(t.format(n=n))
+        if any((root / tree).is_dir() for tree in trees):
+            return root
+    return None
 
 
 def score_set(name: str, root: Path, cuda_only: bool) -> dict:
@@ -99,6 +117,17 @@ def per_rule(sets: dict) -> dict[str, Counter]:
     return table
 
 
+def false_projects(sets: dict) -> dict[str, set]:
+    """rule -> the projects (set, project) in which a judged-false row of it is still open: a family met in one
+    project only is that project's, one met in several is porter's."""
+    out: dict[str, set] = defaultdict(set)
+    for data in sets.values():
+        for r in data["rows"]:
+            if r["open"] and not r["real"]:
+                out[r["rule"]].add((r["set"], r["project"]))
+    return out
+
+
 def report(sets: dict, reasons: bool) -> None:
     for name, data in sets.items():
         print(set_line(name, data))
@@ -106,11 +135,13 @@ def report(sets: dict, reasons: bool) -> None:
     pooled = {"rows": rows, "projects": {f"{n} {k}": v for n, d in sets.items() for k, v in d["projects"].items()}}
     print(set_line("all", pooled))
     table = per_rule(sets)
-    print("\nrule: judged-false still open | judged-real still open / judged real")
+    projects = false_projects(sets)
+    print("\nrule: judged-false still open (in how many projects) | judged-real still open / judged real")
     for rule, c in sorted(table.items(), key=lambda kv: (-kv[1]["false_open"], kv[0])):
         if not c["false_open"]:
             continue
-        print(f"{rule}: {c['false_open']} false open | {c['real_open']}/{c['real']} real kept")
+        print(f"{rule}: {c['false_open']} false open ({len(projects[rule])} projects) | "
+              f"{c['real_open']}/{c['real']} real kept")
         if reasons:
             for r in rows:
                 if r["rule"] == rule and r["open"] and not r["real"]:
@@ -144,9 +175,9 @@ def compare(before: dict, after: dict) -> None:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("sets", nargs="*", help="sets to score (default: the development sets heldout3-heldout22)")
-    ap.add_argument("--root", default="/tmp/h{n}",
-                    help="tree directory per set, {n} the set's number (default /tmp/h{n})")
+    ap.add_argument("sets", nargs="*", help="sets to score (default: the development sets heldout3-heldout34)")
+    ap.add_argument("--root", help="tree directory per set, {n} the set's number (default: the first of "
+                    + ", ".join(DEFAULT_ROOTS) + " that holds one of the set's trees)")
     ap.add_argument("--cuda-only", action="store_true", help="score only the projects projects.json marks not dual")
     ap.add_argument("--json", type=Path, help="write the rows here (for a later --compare)")
     ap.add_argument("--compare", type=Path, help="a --json file from an earlier run: print before/after")
@@ -154,8 +185,8 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     sets: dict = {}
     for name in args.sets or dev_sets():
-        root = Path(args.root.format(n=re.sub(r"\D", "", name)))
-        if not root.is_dir():
+        root = find_root(name, args.root)
+        if root is None:
             print(f"{name}: no trees at {root}, skipped", file=sys.stderr)
             continue
         sets[name] = score_set(name, root, args.cuda_only)

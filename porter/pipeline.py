@@ -36,7 +36,7 @@ from porter.kernels.launchers import launchers_of, passed_names
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
 from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
-from porter.match import refine_standard, refine_vectors
+from porter.match import refine_helpers, refine_standard, refine_vectors
 from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
@@ -682,6 +682,22 @@ def _vector_operators(found: Discovery, results: list[FileResult], findings: lis
     return refine_vectors.unused_definitions(out) if rule is not None else out
 
 
+def _asm_helpers(source: Source, found: Discovery, findings: list[Finding], held: Held | None) -> list[Finding]:
+    """porter.match.refine_helpers over the scan's C/C++/CUDA files (a whole scan only): DEV001 in an inline device
+    helper nothing in the repository calls reads info."""
+    sources = {c.path: c.language for c in found.files if c.language == "cuda"}
+    by_path = {c.path: c for c in found.files}
+
+    def read(path: str) -> bytes | None:
+        try:
+            c = by_path[path]
+            return held.read(source, c, _BUILD_FILE_BYTES) if held is not None else source.read(c, _BUILD_FILE_BYTES)
+        except SourceReadError:
+            return None
+
+    return refine_helpers.unused_helpers(findings, sources, read)
+
+
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
     """(path, language, bytes) of the tree's make, CMake and shell files and setup.py files, only when a finding
     asks, from `held` where the scan kept them (an unreadable one is left out: the file's own scan reports it)."""
@@ -759,6 +775,15 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
             # unused), and the report says so.
             notices.append(f"following vector compound operators across includes stopped: {answer.reason}; "
                            "DEV053 and API009 are as each file's own scan found them")
+        else:
+            found_here = answer
+    if only is None and any(f.rule == refine_helpers.RULE and f.status is Status.OPEN and f.severity > Severity.INFO
+                            for f in found_here):
+        args_h = (source, found, found_here, held)
+        answer = _asm_helpers(*args_h) if budget is None else run_inherited(_asm_helpers, args_h, budget)
+        if isinstance(answer, Overrun):
+            notices.append(f"looking for calls of inline PTX helpers stopped: {answer.reason}; "
+                           "DEV001 is as each file's own scan found it")
         else:
             found_here = answer
     kernels = sorted(k for r in results for k in r.kernels)

@@ -23,8 +23,16 @@ def _row(rule: str, real: bool, is_open: bool) -> dict:
 
 def test_the_default_is_the_development_sets_only():
     names = _module().dev_sets()
-    assert names[0] == "heldout3" and names[-1] == "heldout22"
-    assert all(3 <= int(n[7:]) <= 22 for n in names)
+    # heldout3-34 are development data (session 27); a newer set (heldout35, 36: held out) is never read by default
+    assert names[0] == "heldout3" and names[-1] == "heldout34"
+    assert all(3 <= int(n[7:]) <= 34 for n in names)
+
+
+def test_a_false_family_is_counted_by_the_projects_it_occurs_in():
+    rows = [_row("DEV011", False, True), dict(_row("DEV011", False, True), project="r/s"),
+            dict(_row("DEV011", False, True), line=2), _row("DEV011", True, True), _row("API002", False, False)]
+    got = _module().false_projects({"heldout9": {"rows": rows, "projects": {}}})
+    assert {k: sorted(v) for k, v in got.items()} == {"DEV011": [("heldout9", "p/q"), ("heldout9", "r/s")]}
 
 
 def test_rules_and_sets_are_tallied_over_open_judged_rows():

@@ -26,21 +26,23 @@ def test_each_pyprec_s19_finding_has_its_exact_severity_and_status():
     assert _findings(FIXTURE) == [
         ("pkg/attention/common.py", 5, "QNT004", "medium", "open", None, []),
         ("pkg/attention/ipex.py", 5, "QNT004", "info", "open", None, ["other_platform"]),
-        ("pkg/backends/triton_ascend/layout.py", 3, "PYT009", "info", "open", None, ["other_platform"]),
+        # PYT009 reads info by its rule since session 27 (calibrated on the judged sets): the refine steps that read
+        # an open finding info (other_platform, nvidia_dsl) leave an info one as it is
+        ("pkg/backends/triton_ascend/layout.py", 3, "PYT009", "info", "open", None, []),
         # the DSL imported only in a function: the module may run on ROCm until it is called
         ("pkg/cutedsl/lazy.py", 5, "LIB008", "medium", "open", None, []),
-        ("pkg/cutedsl/lazy.py", 7, "PYT009", "medium", "open", None, []),
+        ("pkg/cutedsl/lazy.py", 7, "PYT009", "info", "open", None, []),
         ("pkg/cutedsl/lazy.py", 12, "PYT001", "medium", "open", None, []),
         ("pkg/cutedsl/reduce.py", 2, "LIB008", "medium", "open", None, []),
         ("pkg/cutedsl/reduce.py", 3, "LIB008", "medium", "open", None, []),
-        ("pkg/cutedsl/reduce.py", 7, "PYT009", "info", "open", None, ["nvidia_dsl"]),
+        ("pkg/cutedsl/reduce.py", 7, "PYT009", "info", "open", None, []),
         ("pkg/cutedsl/reduce.py", 12, "PYT001", "info", "open", None, ["nvidia_dsl"]),
         # cuda-python's driver in a DSL module hands the DSL its stream
         ("pkg/cutedsl/reduce.py", 16, "LIB007", "info", "open", None, ["nvidia_dsl"]),
         # cuTile is such a DSL too; its own import stays the module's port item
         ("pkg/cutile/softmax.py", 1, "LIB007", "low", "open", None, []),
         ("pkg/cutile/softmax.py", 2, "LIB007", "info", "open", None, ["nvidia_dsl"]),
-        ("pkg/cutile/softmax.py", 6, "PYT009", "info", "open", None, ["nvidia_dsl"]),
+        ("pkg/cutile/softmax.py", 6, "PYT009", "info", "open", None, []),
         # is_cuda() is torch.cuda.is_available(), true on ROCm: the capability test runs there
         ("pkg/device_utils.py", 9, "PYT001", "medium", "open", None, []),
         ("pkg/dtypes.py", 8, "QNT004", "info", "open", None, ["own_name"]),

@@ -43,8 +43,11 @@ def info_at_line(f: Draft, spots: dict[int, tuple[str, int]], key: str, why: Cal
 
 # A statement that only writes text for a person: the printf family, a stream insertion into std::cout/cerr/clog, or
 # a call of a function named for printing (`print_info(...)`, `Aux_Message(stderr, ...)` is not one: only "print").
-OUTPUT_CALL = re.compile(r"^(?:std\s*::\s*)?(?:(?:f|v|vf)?printf|f?puts|fputc|putchar|(?:\w+\s*::\s*)*\w*[Pp]rint\w*)"
-                          r"\s*\(|^(?:std\s*::\s*)?(?:cout|cerr|clog)\s*<<")
+# A log call is output too: a camel-case logger (cuda-samples' `shrLog(...)`, `sdkLogError(...)`: a lower-case prefix
+# then `Log`) or an upper-case LOG macro (`LOG(INFO) << ...`, `LOG_WARNING(...)`); `log(x)` is arithmetic.
+OUTPUT_CALL = re.compile(r"^(?:std\s*::\s*)?(?:(?:f|v|vf)?printf|f?puts|fputc|putchar|(?:\w+\s*::\s*)*\w*[Pp]rint\w*"
+                         r"|(?:\w+\s*::\s*)*[a-z][A-Za-z0-9]*Log(?:[A-Z]\w*)?|LOG(?:_[A-Z]+)?)"
+                         r"\s*\(|^(?:std\s*::\s*)?(?:cout|cerr|clog)\s*<<")
 
 
 def code_line(sf: SourceFile, n: int) -> bytes:
