@@ -2138,3 +2138,45 @@ def used_names(names: Iterable[str], texts: Iterable[tuple[str, str]], own: tupl
         if not left:
             break
     return found
+
+
+def directory_counterparts(paths: Iterable[str]) -> dict[str, str | None]:
+    """Source in a directory named for CUDA -> its counterpart in the sibling directory named for ROCm in its place
+    (the same relative folder and stem once vendor words are gone, any source suffix), or None when it has none, for
+    every such pair of directories that pairs file for file: at least two of the CUDA directory's sources have a
+    counterpart and at least half do (blaspp's src/cuda/device_conj.cu beside src/hip/device_conj.hip, each under
+    its build's arm). There the ROCm directory is a set of twins, not a component of its own: a CUDA source without a
+    twin (a pull request's new src/cuda/device_scale.cu) is no file the ROCm build replaces, so its work is open.
+    A pair of directories holding different files (tilelang's tl_templates/cuda beside tl_templates/hip) is no such
+    set: it is left out, and component_twins decides it as a whole."""
+    by_dir: dict[str, list[str]] = {}
+    for p in paths:
+        if PurePosixPath(p).suffix.lower() in _TREE_SUFFIXES:
+            parts = p.split("/")
+            for i in range(1, len(parts)):
+                by_dir.setdefault("/".join(parts[:i]), []).append(p)
+    out: dict[str, str | None] = {}
+    for d in sorted(by_dir):
+        key, cuda, rocm = _dir_key(posixpath.basename(d))
+        if not cuda or rocm:
+            continue
+        parent = posixpath.dirname(d)
+        sibs = [s for s in by_dir if posixpath.dirname(s) == parent and s != d
+                and (lambda k: k[0] == key and k[2] and not k[1])(_dir_key(posixpath.basename(s)))]
+        if not sibs:
+            continue
+
+        def slot(p: str, root: str) -> tuple[str, str]:
+            rel = p[len(root) + 1:]
+            return posixpath.dirname(rel), _source_key(_stem(rel))[0].replace("\0", "")
+
+        theirs: dict[tuple[str, str], str] = {}
+        for s in sibs:
+            for p in sorted(by_dir[s]):
+                theirs.setdefault(slot(p, s), p)
+        mine = {p: theirs.get(slot(p, d)) for p in by_dir[d]}
+        paired = sum(1 for t in mine.values() if t is not None)
+        if paired >= 2 and 2 * paired >= len(mine):
+            for p, t in mine.items():
+                out.setdefault(p, t)
+    return out

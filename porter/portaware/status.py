@@ -95,7 +95,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
+                                    cuda_only_match, directory_counterparts, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -220,6 +220,10 @@ class PortMap:
     # per CI file with findings: its jobs named for CUDA whose ROCm twin job the file defines (first line, last line,
     # the twin's line; runners.ci_job_twins): spla's build-cuda beside build-rocm
     ci_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # per CUDA file: lines (first, last, why) whose twin pairing ports nothing - the whole of a source in a directory
+    # twinned file for file that has no twin of its own, or a kernel its twin file does not define (_unported): there
+    # neither the file's twin or component nor a CUDA arm of the file's own with no ROCm arm beside it is evidence
+    unported: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
     notes: list[str] = field(default_factory=list)
 
@@ -245,21 +249,25 @@ class PortMap:
             return Status.HANDLED, fs[2]
         if fs is not None and fs[0] in ("build", UNBUILT) and fs[1] == CUDA:
             return Status.CUDA_ONLY, fs[2]
-        if fs is not None and fs[0] in ("twin", COMPONENT):
+        unported = any(a <= line <= b for a, b, _why in self.unported.get(path, ()))
+        if fs is not None and fs[0] in ("twin", COMPONENT) and not unported:
             return Status.HANDLED, fs[2]
         regs = self.regions.get(path) if not gap else None
+        # where the twin pairing ports nothing, a CUDA arm with no ROCm arm in its chain (blaspp's file-wide
+        # `#if defined(BLAS_HAVE_CUBLAS)`) only says the ROCm build skips the code: no port of it
+        forked = {r.guard for r in regs if r.side == ROCM} if regs and unported else None
         if regs:
             s, guard = preprocessor.side_at(regs, line)
             # "none" with a vendor guard: the ROCm build never compiles it either (SPECFEM3D's `#else` of
             # `#ifdef USE_OLDER_CUDA4_GPU` inside `#ifdef USE_CUDA`, a switch only CUDA arms define, read defined)
-            if s in (CUDA, ROCM, "none") and guard:
+            if s in (CUDA, ROCM, "none") and guard and (forked is None or s == ROCM or guard in forked):
                 return Status.HANDLED, f"{path}:{guard}"
             # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
             # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
             # i.e. from the guard up to the first region that guard decides
             ends = self.directive_ends.get(path)
             for r in regs:
-                if r.guard and r.guard <= line < r.start:
+                if r.guard and r.guard <= line < r.start and (forked is None or r.guard in forked):
                     if ends is not None and r.guard in ends:
                         # the directive's own lines only: an arm before a dead one the guard decided (`#ifndef
                         # __HIP_PLATFORM_HCC__ ... #else`, the `#else` dead in both builds) is no test line
@@ -931,6 +939,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if d:
                 pm.file_side[path] = (COMPONENT, CUDA, twins[d][0])
 
+    _unported(pm, source, files, result, limit, held, with_findings)
+
     # A CMake module loaded only from CUDA arms (gloo's Findnccl.cmake, read by find_package(nccl) under
     # `if(USE_CUDA AND USE_NCCL)` beside `if(USE_ROCM AND USE_RCCL)`): it runs as part of those arms, so it is
     # handled by their guard. Loaded from anywhere else (or never), its own arms decide.
@@ -1211,6 +1221,46 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, with_findings: set[str]) -> None:
+    """Twins decided per file and per kernel, not per directory or build switch (PortMap.unported). In a directory
+    named for CUDA whose ROCm-named sibling holds a twin for each of its sources (scope.directory_counterparts:
+    blaspp's src/cuda/device_conj.cu beside src/hip/device_conj.hip), a source with no twin there (a new
+    src/cuda/device_scale.cu) is no file the ROCm build replaces: it loses its twin or component side, and its lines
+    are unported. In a source with a twin file (that pairing, or a same-folder twin: `x.cu` / `x.hip`), a kernel
+    whose name the twin does not spell (a kernel added to device_conj.cu only) is unported: the ROCm build compiles
+    the twin, which lacks it. A twin generated at build time (hipify in the build) is no file, so it decides
+    nothing here."""
+    paired = directory_counterparts(files)
+    twin_of: dict[str, str] = {}
+    for path, twin in sorted(paired.items()):
+        if path not in with_findings:
+            continue
+        fs = pm.file_side.get(path)
+        if twin is not None:
+            twin_of[path] = twin
+        elif fs is None or fs[1] == CUDA:
+            if fs is not None and fs[0] in ("twin", COMPONENT):
+                del pm.file_side[path]
+            d = posixpath.dirname(path)
+            pm.unported.setdefault(path, []).append((1, 1 << 30, f"{path} has no twin beside {d}/"))
+    for path, fs in sorted(pm.file_side.items()):
+        if fs[0] == "twin" and fs[1] == CUDA and fs[2] in files and path in with_findings:
+            twin_of.setdefault(path, fs[2])
+    kernels: dict[str, list[Kernel]] = {}
+    for k in result.kernels:
+        if k.path in twin_of and k.language == "cuda":
+            kernels.setdefault(k.path, []).append(k)
+    for path, ks in sorted(kernels.items()):
+        twin = twin_of[path]
+        data = _read(source, files[twin], limit, held)
+        if data is None:
+            continue
+        words = frozenset(re.findall(r"\w+", data.decode("utf-8", "replace")))
+        for k in sorted(ks):
+            if k.name not in words:
+                pm.unported.setdefault(path, []).append((k.line, k.end_line, f"{twin} has no kernel {k.name}"))
 
 
 # A script that may assign both a CUDA-named and a ROCm-named variable (checked before make_twin_regions runs).
