@@ -92,3 +92,25 @@ def test_a_pr_adding_an_untwinned_cuda_file_to_a_twinned_directory_is_new_work(t
         (1, "API005", "open"), (3, "KRN001", "open"), (7, "DEV002", "open"), (11, "API001", "open"),
         (13, "KRN002", "open"), (14, "API001", "open")]
     assert line.startswith("⚠️ **porter: this change adds 1 open finding for ROCm** (1 high)")
+
+
+def test_a_rocm_arm_holding_no_code_is_no_port():
+    findings, _kernels = _run(FIXTURE / "hollowarm")
+    # a `// TODO` arm and a "not implemented" throw give the ROCm build nothing: the cuBLAS arms stay open
+    assert [f[1:4] for f in findings if 5 <= f[1] <= 15 and f[1] != 12] == [
+        (5, "LIB015", "open"), (6, "API001", "open"), (6, "API001", "open"), (6, "API001", "open"),
+        (14, "LIB015", "open"), (15, "API001", "open"), (15, "API001", "open"), (15, "API001", "open")]
+    # the control: an arm with the rocBLAS call is the port
+    assert [f[1:] for f in findings if f[1] >= 23] == [
+        (23, "LIB015", "handled", "gemm.cc:23"), (24, "API001", "handled", "gemm.cc:23"),
+        (24, "API001", "handled", "gemm.cc:23"), (24, "API001", "handled", "gemm.cc:23")]
+
+
+def test_hollow_rows():
+    from porter.portaware.status import _HOLLOW_ROW
+
+    hollow = ["", "   ", "#endif", "#  error no HIP yet", '    throw std::runtime_error("not implemented");',
+              "    abort();", '    assert(false && "todo");']
+    code = ["    rocblas_sgemm(h);", "#include <hip/hip_runtime.h>", "#define GEMM rocblas_sgemm",
+            '    throw std::runtime_error("bad size");', "    return;"]
+    assert [bool(_HOLLOW_ROW().match(t)) for t in hollow + code] == [True] * 7 + [False] * 5

@@ -858,6 +858,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired, undone)
+        if any(r.guard and r.cuda is False and r.rocm is not False for r in regs):
+            regs = _without_hollow_forks(regs, ds, _read(source, files[path], limit, held), rocm_names)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
             pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "undef", "include")}
@@ -1221,6 +1223,49 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+# A line of an arm that ports nothing: a directive (the arm's own closing `#endif`/`#else`/`#elif`, an `#error`, a
+# `#warning`, a `#pragma`), or a statement that only refuses (`throw std::runtime_error("not implemented")`,
+# `assert(false && "TODO")`, `abort();`).
+_HOLLOW_ROW = lazy_regex(r"^\s*(?:#\s*(?:endif|else|elif\w*|error|warning|pragma)\b.*"
+                         r"|throw\b[^;]*(?i:not[ _]+(?:yet[ _]+)?(?:implemented|supported)|unsupported|unimplemented"
+                         r"|todo)[^;]*;|(?:std::)?abort\s*\(\s*\)\s*;|assert\s*\(\s*(?:false|0)\b[^;]*;)?\s*$")
+
+
+# A macro whose words name ROCm, HIP, AMD or a ROCm library (`HAVE_ROCBLAS`, `BLAS_HAVE_ROCBLAS`, `USE_HIPFFT`).
+_ROCM_MACRO = lazy_regex(r"(?<![A-Za-z0-9])(?:\w*_)?(?:HIP|ROCM|AMD|RCCL|MIOPEN|ROC(?:BLAS|FFT|RAND|SPARSE|SOLVER|PRIM|THRUST)"
+                         r"|HIP(?:BLAS|FFT|RAND|SPARSE|SOLVER|CUB)\w*)(?:_\w*)?(?![A-Za-z0-9])", re.I)
+
+
+def _without_hollow_forks(regs: list[preprocessor.Region], ds, data: bytes | None,
+                          rocm_names) -> list[preprocessor.Region]:
+    """`regs` with the vendor guard taken off every arm of a fork whose ROCm arms hold no code: only blanks and
+    comments, or only an `#error`, a "not implemented" throw (_HOLLOW_ROW). `#ifdef HAVE_CUBLAS cublasSgemm(...)
+    #elif defined(HAVE_ROCBLAS) // TODO #endif` gives the ROCm build nothing in place of the cuBLAS call: the fork is
+    where the port will go, not a port, so its CUDA arm stays open (and its `#if` line is no vendor test read as
+    done). Only an arm whose own directive names ROCm counts: an empty `#else` says nothing of HIP. A ROCm arm that
+    holds code (a hipBLAS call, an `#include <hip/...>`, a `#define`) keeps the fork."""
+    if data is None:
+        return regs
+    lines = preprocessor.blank_comments(data).decode("utf-8", "replace").split("\n")
+    opener = {d.end_line: d for d in ds if d.kind in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef")}
+    full: set[int] = set()
+    named: set[int] = set()
+    for r in regs:
+        # an arm of a vendor fork the CUDA build skips and the ROCm build may take (`HAVE_ROCBLAS` is known to
+        # neither build: read unknown, not false)
+        if r.cuda is not False or r.rocm is False or not r.guard:
+            continue
+        d = opener.get(r.start - 1)
+        if d is not None and (preprocessor.names_rocm(d.text, rocm_names) or _ROCM_MACRO().search(d.text)):
+            named.add(r.guard)
+        if not all(_HOLLOW_ROW().match(t) for t in lines[r.start - 1:r.end]):
+            full.add(r.guard)
+    gone = named - full
+    if not gone:
+        return regs
+    return [dataclasses.replace(r, guard=0) if r.guard in gone else r for r in regs]
 
 
 def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, with_findings: set[str]) -> None:
