@@ -114,3 +114,30 @@ def test_hollow_rows():
     code = ["    rocblas_sgemm(h);", "#include <hip/hip_runtime.h>", "#define GEMM rocblas_sgemm",
             '    throw std::runtime_error("bad size");', "    return;"]
     assert [bool(_HOLLOW_ROW().match(t)) for t in hollow + code] == [True] * 7 + [False] * 5
+
+
+def test_library_twins_shell_vendor_branches_and_twin_switches():
+    findings, _kernels = _run(FIXTURE / "libpairs")
+    got = {(f[0], f[1], f[2]): f[3:] for f in findings}
+    # config/rocblas.cc calls rocBLAS: the cuBLAS configure test's twin
+    assert {v for k, v in got.items() if k[0] == "config/cublas.cc"} == {("handled", "config/rocblas.cc")}
+    # config/rocfft.cc only names rocFFT in a comment: no twin
+    assert {v for k, v in got.items() if k[0] == "config/cufft.cc"} == {("open", None)}
+    # nvcc in the NVIDIA arm of a shell vendor branch whose AMD arm runs hipcc; not when the AMD arm is a comment
+    assert got[("ci/setup_env.sh", 4, "BLD007")] == ("handled", "ci/setup_env.sh:2")
+    assert got[("ci/setup_nvidia.sh", 4, "BLD007")] == ("open", None)
+    # a test naming cuBLAS's switch with rocBLAS's is no CUDA-only code; the cuBLAS switch alone still is
+    assert got[("include/device.hh", 3, "LIB015")] == ("handled", "include/device.hh:3")
+    assert got[("include/device.hh", 7, "LIB015")] == ("open", None)
+
+
+def test_shell_vendor_arms_and_rocm_spellings():
+    from porter.portaware.guards import shell_vendor_arms
+    from porter.portaware.scope import rocm_spellings
+
+    text = ('if [[ $backend == cuda ]]; then\n  nvcc -c x.cu\n  if [ -n "$DEBUG" ]; then\n    echo hi\n  fi\n'
+            'elif [[ $backend == hip ]]; then\n  hipcc -c x.hip\nelse\n  echo cpu\nfi\n')
+    assert shell_vendor_arms(text) == [(1, 5, "cuda", 1), (6, 7, "rocm", 6)]
+    assert shell_vendor_arms(text.replace("  hipcc -c x.hip\n", "  # later\n")) == []
+    assert rocm_spellings("BLAS_HAVE_CUBLAS") == {"blas_have_rocblas", "blas_have_hipblas"}
+    assert rocm_spellings("use_nccl") == {"use_rccl"} and rocm_spellings("cubic") == set()

@@ -2180,3 +2180,50 @@ def directory_counterparts(paths: Iterable[str]) -> dict[str, str | None]:
             for p, t in mine.items():
                 out.setdefault(p, t)
     return out
+
+
+# A CUDA library's (or platform's) word -> its ROCm counterparts' words: the HIP and ROCm ports of NVIDIA's math and
+# communication libraries (https://rocm.docs.amd.com/en/latest/reference/api-libraries.html): cuBLAS / rocBLAS /
+# hipBLAS, cuFFT / rocFFT / hipFFT, cuRAND / rocRAND / hipRAND, cuSPARSE, cuSOLVER, NCCL / RCCL, cuDNN / MIOpen,
+# CUB / hipCUB, NVTX / ROCTX.
+LIBRARY_PAIRS = {"cuda": ("hip", "rocm"), "cublas": ("rocblas", "hipblas"), "cublaslt": ("hipblaslt",),
+                 "cufft": ("rocfft", "hipfft"), "curand": ("rocrand", "hiprand"),
+                 "cusparse": ("rocsparse", "hipsparse"), "cusolver": ("rocsolver", "hipsolver"),
+                 "nccl": ("rccl",), "cudnn": ("miopen",), "cub": ("hipcub",), "nvtx": ("roctx",),
+                 "nvidia": ("amd",)}
+_NAME_PART = re.compile(r"[A-Za-z0-9]+")
+
+
+def rocm_spellings(name: str) -> set[str]:
+    """`name` in lower case with one CUDA library word among its `_`/`-`/`.`-separated parts spelled for ROCm, each
+    way (`blas_have_cublas` -> `blas_have_rocblas`, `blas_have_hipblas`; `cublas` -> `rocblas`, `hipblas`)."""
+    return {spelled for spelled, _word in _spellings(name)}
+
+
+def _spellings(name: str) -> Iterable[tuple[str, str]]:
+    """rocm_spellings with the ROCm word each put in."""
+    low = name.lower()
+    for m in _NAME_PART.finditer(low):
+        for twin in LIBRARY_PAIRS.get(m.group(0), ()):
+            yield low[:m.start()] + twin + low[m.end():], twin
+
+
+def library_twin_candidates(paths: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """Source or header named for a CUDA library -> the files beside it (same folder, same kind) named for that
+    library's ROCm counterpart in its place, each with that counterpart's word: blaspp's config/cublas.cc beside config/rocblas.cc. Candidates only: the
+    caller keeps a pair when the twin's text uses the ROCm library (a file named rocblas.cc that never calls rocBLAS
+    is no port)."""
+    by_folder: dict[str, dict[str, list[str]]] = {}
+    for p in sorted(paths):
+        pp = PurePosixPath(p)
+        if pp.suffix.lower() in _TREE_SUFFIXES:
+            by_folder.setdefault(posixpath.dirname(p), {}).setdefault(pp.name[: -len(pp.suffix)].lower(), []).append(p)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for stems in by_folder.values():
+        for stem, ps in stems.items():
+            twins = [(t, w) for s, w in sorted(_spellings(stem)) for t in stems.get(s, ())]
+            for p in ps:
+                mine = [(t, w) for t, w in twins if _kind(t) in (_kind(p), "hip")]
+                if mine:
+                    out[p] = mine
+    return out

@@ -88,14 +88,15 @@ from porter.model.kernel import TargetVerdict
 from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
-from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
+from porter.portaware.guards import (CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans,
+                                     shell_vendor_arms)
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
                                     build_twin,
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, directory_counterparts, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
+                                    cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -920,6 +921,20 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.file_side[path] = ("twin", CUDA, twin)
             pm.file_side.setdefault(twin, ("name", ROCM, path))
 
+    # ... and a file named for a CUDA library beside one named for its ROCm counterpart that uses that library
+    # (blaspp's config/cublas.cc beside config/rocblas.cc, each the configure test of its vendor's BLAS)
+    for path, cands in sorted(library_twin_candidates(files).items()):
+        if path in pm.file_side or path not in with_findings:
+            continue
+        for twin, lib in cands:
+            data = _read(source, files[twin], limit, held)
+            # in its code: a comment naming the library ("the rocFFT check is still to be written") ports nothing
+            if data is not None and re.search(rb"(?i)(?<![A-Za-z0-9])" + re.escape(lib.encode()),
+                                              preprocessor.blank_comments(data)):
+                pm.file_side[path] = ("twin", CUDA, twin)
+                pm.file_side.setdefault(twin, ("name", ROCM, path))
+                break
+
     # A component directory only the CUDA build compiles whose sibling the ROCm build compiles instead (ucc's
     # tl/cuda under TL_CUDA_ENABLED beside tl/rccl under TL_RCCL_ENABLED, tl_templates/cuda beside
     # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
@@ -1117,8 +1132,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # `#if`/`#elif` directives testing a CUDA compiler macro and a HIP one (PortMap.hip_tests).
     for path, (ds, _total) in sorted(dirs.items()):
         if path in with_findings:
+            # ... or a CUDA library's build switch tested with its ROCm twin (blaspp's `#if defined(BLAS_HAVE_CUBLAS)
+            # || defined(BLAS_HAVE_ROCBLAS)`): code both vendors' builds compile, no CUDA-only code
             tests = [(d.line, d.end_line) for d in ds if d.kind in ("if", "elif")
-                     and _CUDA_MACRO().search(d.text) and _HIP_MACRO().search(d.text)]
+                     and ((_CUDA_MACRO().search(d.text) and _HIP_MACRO().search(d.text)) or _twin_switches(d.text))]
             if tests:
                 pm.hip_tests[path] = tests
 
@@ -1189,6 +1206,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             spans = [(a, b, twin) for a, b, _s, twin in make_twin_regions(text)]
             if spans:
                 pm.script_twins[path] = spans
+            # a vendor branch of the script (`if [ "$device" = "gpu_nvidia" ] ... elif [ ... "gpu_amd" ]`): its
+            # arms are runtime vendor branches, as a C++ or Python `if` is (rule 7)
+            for a, b, side_, guard in shell_vendor_arms(text):
+                pm.spans.setdefault(path, []).append(Span((a, 1), (b + 1, 1), side_, guard))
 
     # Same-stem siblings of CUDA sources with findings (`pool.cu` beside `pool.cpp`): read once, for by_twin.
     for path in sorted(with_findings):
@@ -1266,6 +1287,13 @@ def _without_hollow_forks(regs: list[preprocessor.Region], ds, data: bytes | Non
     if not gone:
         return regs
     return [dataclasses.replace(r, guard=0) if r.guard in gone else r for r in regs]
+
+
+def _twin_switches(text: str) -> bool:
+    """Whether a condition names a CUDA-named macro and its ROCm twin (scope.rocm_spellings: `BLAS_HAVE_CUBLAS`
+    with `BLAS_HAVE_ROCBLAS`, `USE_NCCL` with `USE_RCCL`)."""
+    names = {t.lower() for t in _ident().findall(text)}
+    return len(names) > 1 and any(rocm_spellings(t) & names for t in names)
 
 
 def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, with_findings: set[str]) -> None:
