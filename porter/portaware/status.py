@@ -21,7 +21,11 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    porter.portaware.scope.component_twins; or the same backend in another programming model that the project
    builds for AMD, lc0's `backends/cuda` beside `backends/sycl` with hipBLAS, scope.backend_twins) → handled by
    that sibling, its kernels' verdicts kept (a component
-   without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
+   without such a sibling stays open: a missing feature is work); twins are read per file and per kernel where they
+   pair so (_unported: a source in a CUDA directory whose ROCm sibling twins it file for file but has no twin of its
+   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there);
+   a file named for a CUDA library beside one named for its ROCm counterpart that uses it (`cublas.cc` /
+   `rocblas.cc`, scope.library_twin_candidates) is a twin too; a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard; but a finding (above info) whose counterpart - the sibling
    directory or twin file, with the ROCm-side files it includes - has the same rule on the same words, on a line
    the ROCm build compiles, stays open: the ROCm side shares the gap (shared_by_counterpart: Cycles' optix/compat.h
@@ -30,7 +34,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
    only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
-   _cmake_cuda_definitions) → handled, by that `#if`;
+   _cmake_cuda_definitions) → handled, by that `#if` - unless the fork's ROCm-named arms hold no code (only
+   comments, an `#error`, a "not implemented" throw: _without_hollow_forks), which ports nothing;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
    (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
@@ -43,7 +48,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
-7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
+7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`;
+   a shell script's `if [ "$device" = "gpu_nvidia" ] ... elif [ ... "gpu_amd" ]` whose AMD arm runs a command)
    → handled, by that `if` - unless the finding's rule is tagged `breaks-build` (inline PTX, a 32-bit lane mask):
    hip-clang compiles both branches of an `if`, so only rules 1-6 and 8 can handle such a finding;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
@@ -312,7 +318,8 @@ class PortMap:
                 return Status.HANDLED, twin
         if not gap:
             # a CUDA compiler macro tested together with a HIP one (spla's `#if defined(__CUDACC__) ||
-            # defined(__HIPCC__)`): the project wrote the ROCm build's side of that test, so renaming the CUDA macro
+            # defined(__HIPCC__)`), or a CUDA library's switch with its ROCm twin (`BLAS_HAVE_CUBLAS ||
+            # BLAS_HAVE_ROCBLAS`): the project wrote the ROCm build's side of that test, so renaming the CUDA macro
             # is no work left (the arms it opens are decided by their own code)
             for first, last in self.hip_tests.get(path, ()):
                 if first <= line <= last:
