@@ -109,11 +109,11 @@ def test_a_rocm_arm_holding_no_code_is_no_port():
 def test_hollow_rows():
     from porter.portaware.status import _HOLLOW_ROW
 
-    hollow = ["", "   ", "#endif", "#  error no HIP yet", '    throw std::runtime_error("not implemented");',
+    hollow = ["", "   ", "#  error no HIP yet", '    throw std::runtime_error("not implemented");',
               "    abort();", '    assert(false && "todo");']
     code = ["    rocblas_sgemm(h);", "#include <hip/hip_runtime.h>", "#define GEMM rocblas_sgemm",
             '    throw std::runtime_error("bad size");', "    return;"]
-    assert [bool(_HOLLOW_ROW().match(t)) for t in hollow + code] == [True] * 7 + [False] * 5
+    assert [bool(_HOLLOW_ROW().match(t)) for t in hollow + code] == [True] * 6 + [False] * 5
 
 
 def test_library_twins_shell_vendor_branches_and_twin_switches():
@@ -132,7 +132,7 @@ def test_library_twins_shell_vendor_branches_and_twin_switches():
 
 
 def test_shell_vendor_arms_and_rocm_spellings():
-    from porter.portaware.guards import shell_vendor_arms
+    from porter.portaware.scope import shell_vendor_arms
     from porter.portaware.scope import rocm_spellings
 
     text = ('if [[ $backend == cuda ]]; then\n  nvcc -c x.cu\n  if [ -n "$DEBUG" ]; then\n    echo hi\n  fi\n'

@@ -2227,3 +2227,45 @@ def library_twin_candidates(paths: Iterable[str]) -> dict[str, list[tuple[str, s
                 if mine:
                     out[p] = mine
     return out
+
+
+# A shell `if`/`elif` test naming one vendor by a word of its own: `[ "${device}" = "gpu_nvidia" ]`,
+# `[[ $backend == cuda ]]`, `command -v hipcc`. Words are read at word starts and ends (`gpu_amd`, not `camd`).
+_SH_AMD = lazy_regex(r"(?i)(?<![a-z0-9])(?:amd|amdgpu|hip|hipcc|rocm|rocm-smi|roc)(?![a-z0-9])")
+_SH_NV = lazy_regex(r"(?i)(?<![a-z0-9])(?:nvidia|nv|cuda|nvcc|nvidia-smi)(?![a-z0-9])")
+_SH_KEY = lazy_regex(r"^\s*(if|elif|else|fi)(?=\s|;|$)(.*)$")
+
+
+def shell_vendor_arms(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, side, the test's line) of each arm of a shell `if`/`elif` chain that tests for one
+    vendor, when the chain has an arm for each vendor and the ROCm arm runs a command: blaspp's CI setup_env.sh
+    loads CUDA and runs `nvcc --version` under `if [ "${device}" = "gpu_nvidia" ]` beside `elif [ "${device}" =
+    "gpu_amd" ]`, which loads ROCm and runs `hipcc --version`. The CUDA arm is that script's NVIDIA side, ported by
+    its twin; a chain with no AMD arm, or an AMD arm of only comments, leaves it open. Read by lines: a keyword
+    starts a line (after blanks), as the scripts porter reads write them; `case` is not read."""
+    lines = text.split("\n")
+    out: list[tuple[int, int, str, int]] = []
+    stack: list[list[tuple[int, str | None]]] = []  # per open `if`: (arm line, side of its test)
+    for n, row in enumerate(lines, 1):
+        m = _SH_KEY().match(row)
+        if m is None:
+            continue
+        kind, rest = m.groups()
+        if kind == "if":
+            stack.append([])
+        if not stack:
+            continue
+        if kind in ("if", "elif"):
+            test = rest.split("then", 1)[0]
+            amd, nv = bool(_SH_AMD().search(test)), bool(_SH_NV().search(test))
+            stack[-1].append((n, ROCM if amd and not nv else CUDA if nv and not amd else None))
+        elif kind == "else":
+            stack[-1].append((n, None))
+        else:
+            arms = stack.pop()
+            spans = [(a, (arms[i + 1][0] if i + 1 < len(arms) else n) - 1, s) for i, (a, s) in enumerate(arms)]
+            ported = any(s == ROCM and any(lines[k - 1].strip() and not lines[k - 1].lstrip().startswith("#")
+                                           for k in range(a + 1, b + 1)) for a, b, s in spans)
+            if ported and any(s == CUDA for _a, _b, s in spans):
+                out.extend((a, b, s, a) for a, b, s in spans if s in (CUDA, ROCM))
+    return sorted(out)

@@ -94,15 +94,14 @@ from porter.model.kernel import TargetVerdict
 from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
 from porter.source.discover import HEADER_SUFFIXES
-from porter.portaware.guards import (CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans,
-                                     shell_vendor_arms)
+from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
                                     build_twin,
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
+                                    cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -479,7 +478,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             # `auto cudaX = hipX`): on its ROCm side they map the name for every file, as a `#define` does
             aliases=tuple(sorted(set(_aliases(data) if any(w in data for w in _ALIAS_WORDS) else [])
                                  | set(_definitions(path, data)))),
-            errors=_error_lines(data),
+            errors=_error_lines(data), hollow=hollow_arms(data, pre.directives),
             classes=class_spans(data), forward=forward_declarations(data), options=commented_defines(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
@@ -867,7 +866,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             continue  # no line only one build compiles (see builds_differ)
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired, undone)
         if any(r.guard and r.cuda is False and r.rocm is not False for r in regs):
-            regs = _without_hollow_forks(regs, ds, _read(source, files[path], limit, held), rocm_names)
+            regs = _without_hollow_forks(regs, ds, facts[path].hollow, rocm_names)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
             pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "undef", "include")}
@@ -1253,12 +1252,44 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     return pm
 
 
-# A line of an arm that ports nothing: a directive (the arm's own closing `#endif`/`#else`/`#elif`, an `#error`, a
-# `#warning`, a `#pragma`), or a statement that only refuses (`throw std::runtime_error("not implemented")`,
+# A line of an arm that ports nothing (its directives are read from the preprocessor's list, not here): blank, an
+# `#error`, `#warning` or `#pragma`, or a statement that only refuses (`throw std::runtime_error("not implemented")`,
 # `assert(false && "TODO")`, `abort();`).
-_HOLLOW_ROW = lazy_regex(r"^\s*(?:#\s*(?:endif|else|elif\w*|error|warning|pragma)\b.*"
+_HOLLOW_ROW = lazy_regex(r"^\s*(?:#\s*(?:error|warning|pragma)\b.*"
                          r"|throw\b[^;]*(?i:not[ _]+(?:yet[ _]+)?(?:implemented|supported)|unsupported|unimplemented"
                          r"|todo)[^;]*;|(?:std::)?abort\s*\(\s*\)\s*;|assert\s*\(\s*(?:false|0)\b[^;]*;)?\s*$")
+# The directive kinds that open or close an arm.
+_ARM_KINDS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"})
+
+
+def hollow_arms(data: bytes, directives) -> tuple[int, ...]:
+    """The last line of each `#if`/`#elif`/`#else` directive (preprocessor.Directive) whose arm, up to the next
+    directive of its chain, holds no code: every line blank once comments are, or a _HOLLOW_ROW; a directive inside
+    it (a nested `#if`, a `#define`, an `#include`) is code."""
+    if sum(1 for d in directives if d.kind in _ARM_KINDS) < 2:
+        return ()
+    lines: list[str] | None = None
+    out = []
+    stack: list[int] = []
+    ends: dict[int, int] = {}  # index in `directives` of an arm's opener -> the line of the directive ending it
+    for i, d in enumerate(directives):
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append(i)
+        elif d.kind in _ARM_KINDS and stack:
+            ends[stack[-1]] = d.line
+            if d.kind == "endif":
+                stack.pop()
+            else:
+                stack[-1] = i
+    for i, end in sorted(ends.items()):
+        d = directives[i]
+        if any(d.end_line < e.line < end for e in directives):
+            continue
+        if lines is None:
+            lines = preprocessor.blank_comments(data).decode("utf-8", "replace").split("\n")
+        if all(_HOLLOW_ROW().match(t) for t in lines[d.end_line:end - 1]):
+            out.append(d.end_line)
+    return tuple(out)
 
 
 # A macro whose words name ROCm, HIP, AMD or a ROCm library (`HAVE_ROCBLAS`, `BLAS_HAVE_ROCBLAS`, `USE_HIPFFT`).
@@ -1266,7 +1297,7 @@ _ROCM_MACRO = lazy_regex(r"(?<![A-Za-z0-9])(?:\w*_)?(?:HIP|ROCM|AMD|RCCL|MIOPEN|
                          r"|HIP(?:BLAS|FFT|RAND|SPARSE|SOLVER|CUB)\w*)(?:_\w*)?(?![A-Za-z0-9])", re.I)
 
 
-def _without_hollow_forks(regs: list[preprocessor.Region], ds, data: bytes | None,
+def _without_hollow_forks(regs: list[preprocessor.Region], ds, hollow: tuple[int, ...],
                           rocm_names) -> list[preprocessor.Region]:
     """`regs` with the vendor guard taken off every arm of a fork whose ROCm arms hold no code: only blanks and
     comments, or only an `#error`, a "not implemented" throw (_HOLLOW_ROW). `#ifdef HAVE_CUBLAS cublasSgemm(...)
@@ -1274,9 +1305,9 @@ def _without_hollow_forks(regs: list[preprocessor.Region], ds, data: bytes | Non
     where the port will go, not a port, so its CUDA arm stays open (and its `#if` line is no vendor test read as
     done). Only an arm whose own directive names ROCm counts: an empty `#else` says nothing of HIP. A ROCm arm that
     holds code (a hipBLAS call, an `#include <hip/...>`, a `#define`) keeps the fork."""
-    if data is None:
+    if not hollow:
         return regs
-    lines = preprocessor.blank_comments(data).decode("utf-8", "replace").split("\n")
+    empty = set(hollow)
     opener = {d.end_line: d for d in ds if d.kind in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef")}
     full: set[int] = set()
     named: set[int] = set()
@@ -1288,7 +1319,7 @@ def _without_hollow_forks(regs: list[preprocessor.Region], ds, data: bytes | Non
         d = opener.get(r.start - 1)
         if d is not None and (preprocessor.names_rocm(d.text, rocm_names) or _ROCM_MACRO().search(d.text)):
             named.add(r.guard)
-        if not all(_HOLLOW_ROW().match(t) for t in lines[r.start - 1:r.end]):
+        if d is None or d.end_line not in empty:
             full.add(r.guard)
     gone = named - full
     if not gone:
