@@ -295,7 +295,8 @@ OTHER_DIRECTIVE_READERS = {
     # translate rewrites the text of condition lines in its own output (a header-guard name for HIP's); it asks no
     # question of the scanned file's arms.
     "porter.translate.fixups",
-    # port-awareness reads GNU make's own conditionals (`ifeq`/`ifdef`/`endif` in a Makefile), never C's directives.
+    # port-awareness reads GNU make's own conditionals (`ifeq`/`ifdef`/`endif` in a Makefile) and a shell script's
+    # `if`/`elif`/`fi` (shell_vendor_arms), never C's directives.
     "porter.portaware.scope",
     # CMake's if()/elseif()/else()/endif() commands, never C's directives.
     "porter.source.cmake_conditions",

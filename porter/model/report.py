@@ -43,6 +43,9 @@ class PortFacts:
     total: int = 0  # lines (C/C++/CUDA), for the regions the directives make
     aliases: tuple[tuple[int, str], ...] = ()  # (line, name) of each `using`/`typedef`/namespace alias declared
     errors: tuple[int, ...] = ()  # lines of its `#error` directives (C/C++/CUDA; comments blanked)
+    # last lines of the `#if`/`#elif`/`#else` directives whose arm holds no code: blanks, comments, an `#error` or a
+    # "not implemented" throw (porter.portaware.status.hollow_arms)
+    hollow: tuple[int, ...] = ()
     # Runtime vendor checks: (start, end, side, line of the check), start and end as (line, byte column)
     spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference

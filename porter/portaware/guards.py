@@ -905,3 +905,4 @@ PY_PREDICATE_HINT = compile_regex(r"(?i)hip|rocm|amd|version\.cuda|is_cuda\(\)|n
                                   # nvidia_only_components (a test asserts each is matched)
                                   r"|nvrtc|nvcc|nvml|nvshmem|flashinfer|cutlass|deep_gemm|tensorrt|pycuda|cudf|cufile"
                                   r"|cupti|modelopt|pyamgx|numba_cuda|pynvvideocodec")
+

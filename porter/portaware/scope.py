@@ -2155,3 +2155,134 @@ def used_names(names: Iterable[str], texts: Iterable[tuple[str, str]], own: tupl
         if not left:
             break
     return found
+
+
+def directory_counterparts(paths: Iterable[str]) -> dict[str, str | None]:
+    """Source in a directory named for CUDA -> its counterpart in the sibling directory named for ROCm in its place
+    (the same relative folder and stem once vendor words are gone, any source suffix), or None when it has none, for
+    every such pair of directories that pairs file for file: at least two of the CUDA directory's sources have a
+    counterpart and at least half do (blaspp's src/cuda/device_conj.cu beside src/hip/device_conj.hip, each under
+    its build's arm). There the ROCm directory is a set of twins, not a component of its own: a CUDA source without a
+    twin (a pull request's new src/cuda/device_scale.cu) is no file the ROCm build replaces, so its work is open.
+    A pair of directories holding different files (tilelang's tl_templates/cuda beside tl_templates/hip) is no such
+    set: it is left out, and component_twins decides it as a whole."""
+    by_dir: dict[str, list[str]] = {}
+    for p in paths:
+        if PurePosixPath(p).suffix.lower() in _TREE_SUFFIXES:
+            parts = p.split("/")
+            for i in range(1, len(parts)):
+                by_dir.setdefault("/".join(parts[:i]), []).append(p)
+    out: dict[str, str | None] = {}
+    for d in sorted(by_dir):
+        key, cuda, rocm = _dir_key(posixpath.basename(d))
+        if not cuda or rocm:
+            continue
+        parent = posixpath.dirname(d)
+        sibs = [s for s in by_dir if posixpath.dirname(s) == parent and s != d
+                and (lambda k: k[0] == key and k[2] and not k[1])(_dir_key(posixpath.basename(s)))]
+        if not sibs:
+            continue
+
+        def slot(p: str, root: str) -> tuple[str, str]:
+            rel = p[len(root) + 1:]
+            return posixpath.dirname(rel), _source_key(_stem(rel))[0].replace("\0", "")
+
+        theirs: dict[tuple[str, str], str] = {}
+        for s in sibs:
+            for p in sorted(by_dir[s]):
+                theirs.setdefault(slot(p, s), p)
+        mine = {p: theirs.get(slot(p, d)) for p in by_dir[d]}
+        paired = sum(1 for t in mine.values() if t is not None)
+        if paired >= 2 and 2 * paired >= len(mine):
+            for p, t in mine.items():
+                out.setdefault(p, t)
+    return out
+
+
+# A CUDA library's (or platform's) word -> its ROCm counterparts' words: the HIP and ROCm ports of NVIDIA's math and
+# communication libraries (https://rocm.docs.amd.com/en/latest/reference/api-libraries.html): cuBLAS / rocBLAS /
+# hipBLAS, cuFFT / rocFFT / hipFFT, cuRAND / rocRAND / hipRAND, cuSPARSE, cuSOLVER, NCCL / RCCL, cuDNN / MIOpen,
+# CUB / hipCUB, NVTX / ROCTX.
+LIBRARY_PAIRS = {"cuda": ("hip", "rocm"), "cublas": ("rocblas", "hipblas"), "cublaslt": ("hipblaslt",),
+                 "cufft": ("rocfft", "hipfft"), "curand": ("rocrand", "hiprand"),
+                 "cusparse": ("rocsparse", "hipsparse"), "cusolver": ("rocsolver", "hipsolver"),
+                 "nccl": ("rccl",), "cudnn": ("miopen",), "cub": ("hipcub",), "nvtx": ("roctx",),
+                 "nvidia": ("amd",)}
+_NAME_PART = re.compile(r"[A-Za-z0-9]+")
+
+
+def rocm_spellings(name: str) -> set[str]:
+    """`name` in lower case with one CUDA library word among its `_`/`-`/`.`-separated parts spelled for ROCm, each
+    way (`blas_have_cublas` -> `blas_have_rocblas`, `blas_have_hipblas`; `cublas` -> `rocblas`, `hipblas`)."""
+    return {spelled for spelled, _word in _spellings(name)}
+
+
+def _spellings(name: str) -> Iterable[tuple[str, str]]:
+    """rocm_spellings with the ROCm word each put in."""
+    low = name.lower()
+    for m in _NAME_PART.finditer(low):
+        for twin in LIBRARY_PAIRS.get(m.group(0), ()):
+            yield low[:m.start()] + twin + low[m.end():], twin
+
+
+def library_twin_candidates(paths: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """Source or header named for a CUDA library -> the files beside it (same folder, same kind) named for that
+    library's ROCm counterpart in its place, each with that counterpart's word: blaspp's config/cublas.cc beside config/rocblas.cc. Candidates only: the
+    caller keeps a pair when the twin's text uses the ROCm library (a file named rocblas.cc that never calls rocBLAS
+    is no port)."""
+    by_folder: dict[str, dict[str, list[str]]] = {}
+    for p in sorted(paths):
+        pp = PurePosixPath(p)
+        if pp.suffix.lower() in _TREE_SUFFIXES:
+            by_folder.setdefault(posixpath.dirname(p), {}).setdefault(pp.name[: -len(pp.suffix)].lower(), []).append(p)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for stems in by_folder.values():
+        for stem, ps in stems.items():
+            twins = [(t, w) for s, w in sorted(_spellings(stem)) for t in stems.get(s, ())]
+            for p in ps:
+                mine = [(t, w) for t, w in twins if _kind(t) in (_kind(p), "hip")]
+                if mine:
+                    out[p] = mine
+    return out
+
+
+# A shell `if`/`elif` test naming one vendor by a word of its own: `[ "${device}" = "gpu_nvidia" ]`,
+# `[[ $backend == cuda ]]`, `command -v hipcc`. Words are read at word starts and ends (`gpu_amd`, not `camd`).
+_SH_AMD = lazy_regex(r"(?i)(?<![a-z0-9])(?:amd|amdgpu|hip|hipcc|rocm|rocm-smi|roc)(?![a-z0-9])")
+_SH_NV = lazy_regex(r"(?i)(?<![a-z0-9])(?:nvidia|nv|cuda|nvcc|nvidia-smi)(?![a-z0-9])")
+_SH_KEY = lazy_regex(r"^\s*(if|elif|else|fi)(?=\s|;|$)(.*)$")
+
+
+def shell_vendor_arms(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, side, the test's line) of each arm of a shell `if`/`elif` chain that tests for one
+    vendor, when the chain has an arm for each vendor and the ROCm arm runs a command: blaspp's CI setup_env.sh
+    loads CUDA and runs `nvcc --version` under `if [ "${device}" = "gpu_nvidia" ]` beside `elif [ "${device}" =
+    "gpu_amd" ]`, which loads ROCm and runs `hipcc --version`. The CUDA arm is that script's NVIDIA side, ported by
+    its twin; a chain with no AMD arm, or an AMD arm of only comments, leaves it open. Read by lines: a keyword
+    starts a line (after blanks), as the scripts porter reads write them; `case` is not read."""
+    lines = text.split("\n")
+    out: list[tuple[int, int, str, int]] = []
+    stack: list[list[tuple[int, str | None]]] = []  # per open `if`: (arm line, side of its test)
+    for n, row in enumerate(lines, 1):
+        m = _SH_KEY().match(row)
+        if m is None:
+            continue
+        kind, rest = m.groups()
+        if kind == "if":
+            stack.append([])
+        if not stack:
+            continue
+        if kind in ("if", "elif"):
+            test = rest.split("then", 1)[0]
+            amd, nv = bool(_SH_AMD().search(test)), bool(_SH_NV().search(test))
+            stack[-1].append((n, ROCM if amd and not nv else CUDA if nv and not amd else None))
+        elif kind == "else":
+            stack[-1].append((n, None))
+        else:
+            arms = stack.pop()
+            spans = [(a, (arms[i + 1][0] if i + 1 < len(arms) else n) - 1, s) for i, (a, s) in enumerate(arms)]
+            ported = any(s == ROCM and any(lines[k - 1].strip() and not lines[k - 1].lstrip().startswith("#")
+                                           for k in range(a + 1, b + 1)) for a, b, s in spans)
+            if ported and any(s == CUDA for _a, _b, s in spans):
+                out.extend((a, b, s, a) for a, b, s in spans if s in (CUDA, ROCM))
+    return sorted(out)

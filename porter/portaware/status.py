@@ -21,7 +21,11 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    porter.portaware.scope.component_twins; or the same backend in another programming model that the project
    builds for AMD, lc0's `backends/cuda` beside `backends/sycl` with hipBLAS, scope.backend_twins) → handled by
    that sibling, its kernels' verdicts kept (a component
-   without such a sibling stays open: a missing feature is work); a CMake Find module or include() loaded only
+   without such a sibling stays open: a missing feature is work); twins are read per file and per kernel where they
+   pair so (_unported: a source in a CUDA directory whose ROCm sibling twins it file for file but has no twin of its
+   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there);
+   a file named for a CUDA library beside one named for its ROCm counterpart that uses it (`cublas.cc` /
+   `rocblas.cc`, scope.library_twin_candidates) is a twin too; a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard; but a finding (above info) whose counterpart - the sibling
    directory or twin file, with the ROCm-side files it includes - has the same rule on the same words, on a line
    the ROCm build compiles, stays open: the ROCm side shares the gap (shared_by_counterpart: Cycles' optix/compat.h
@@ -30,7 +34,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok;
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
    only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
-   _cmake_cuda_definitions) → handled, by that `#if`;
+   _cmake_cuda_definitions) → handled, by that `#if` - unless the fork's ROCm-named arms hold no code (only
+   comments, an `#error`, a "not implemented" throw: _without_hollow_forks), which ports nothing;
 6. a line in a CMake arm only one build takes, or a Makefile's CUDA-named variable or rule with a ROCm twin
    (PYBINDFLAGS_CUDA beside PYBINDFLAGS_HIP), or a CMake set() of a CUDA-named variable whose ROCm twin the file names
    (CUDA_NVCC_FLAGS beside HIP_HIPCC_FLAGS, porter.portaware.scope.cmake_twin_variables), or a CMake function named
@@ -43,7 +48,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    `$<COMPILE_LANGUAGE:CUDA>` generator expression
    when every command enabling CMake's CUDA language sits in a CUDA arm of a build with a ROCm arm (the ROCm build
    never compiles CUDA-language sources) → handled, by that arm's guard;
-7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`)
+7. code in a runtime vendor branch (porter.portaware.guards; `is_cuda()` counts when the file also asks `is_hip()`;
+   a shell script's `if [ "$device" = "gpu_nvidia" ] ... elif [ ... "gpu_amd" ]` whose AMD arm runs a command)
    → handled, by that `if` - unless the finding's rule is tagged `breaks-build` (inline PTX, a 32-bit lane mask):
    hip-clang compiles both branches of an `if`, so only rules 1-6 and 8 can handle such a finding;
 8. a file included only from CUDA-side lines, or only from files the CUDA build alone compiles → handled (the
@@ -95,7 +101,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans,
-                                    cuda_only_match, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
+                                    cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -220,6 +226,10 @@ class PortMap:
     # per CI file with findings: its jobs named for CUDA whose ROCm twin job the file defines (first line, last line,
     # the twin's line; runners.ci_job_twins): spla's build-cuda beside build-rocm
     ci_twins: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # per CUDA file: lines (first, last, why) whose twin pairing ports nothing - the whole of a source in a directory
+    # twinned file for file that has no twin of its own, or a kernel its twin file does not define (_unported): there
+    # neither the file's twin or component nor a CUDA arm of the file's own with no ROCm arm beside it is evidence
+    unported: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
     notes: list[str] = field(default_factory=list)
 
@@ -245,21 +255,25 @@ class PortMap:
             return Status.HANDLED, fs[2]
         if fs is not None and fs[0] in ("build", UNBUILT) and fs[1] == CUDA:
             return Status.CUDA_ONLY, fs[2]
-        if fs is not None and fs[0] in ("twin", COMPONENT):
+        unported = any(a <= line <= b for a, b, _why in self.unported.get(path, ()))
+        if fs is not None and fs[0] in ("twin", COMPONENT) and not unported:
             return Status.HANDLED, fs[2]
         regs = self.regions.get(path) if not gap else None
+        # where the twin pairing ports nothing, a CUDA arm with no ROCm arm in its chain (blaspp's file-wide
+        # `#if defined(BLAS_HAVE_CUBLAS)`) only says the ROCm build skips the code: no port of it
+        forked = {r.guard for r in regs if r.side == ROCM} if regs and unported else None
         if regs:
             s, guard = preprocessor.side_at(regs, line)
             # "none" with a vendor guard: the ROCm build never compiles it either (SPECFEM3D's `#else` of
             # `#ifdef USE_OLDER_CUDA4_GPU` inside `#ifdef USE_CUDA`, a switch only CUDA arms define, read defined)
-            if s in (CUDA, ROCM, "none") and guard:
+            if s in (CUDA, ROCM, "none") and guard and (forked is None or s == ROCM or guard in forked):
                 return Status.HANDLED, f"{path}:{guard}"
             # the vendor test itself (`#ifdef __NVCC__` before `#elif __HIP__`): the port's fork, not work left -
             # every line of it when it is continued (`#if defined(__CUDACC_VER_MAJOR__) \` and its next line),
             # i.e. from the guard up to the first region that guard decides
             ends = self.directive_ends.get(path)
             for r in regs:
-                if r.guard and r.guard <= line < r.start:
+                if r.guard and r.guard <= line < r.start and (forked is None or r.guard in forked):
                     if ends is not None and r.guard in ends:
                         # the directive's own lines only: an arm before a dead one the guard decided (`#ifndef
                         # __HIP_PLATFORM_HCC__ ... #else`, the `#else` dead in both builds) is no test line
@@ -303,7 +317,8 @@ class PortMap:
                 return Status.HANDLED, twin
         if not gap:
             # a CUDA compiler macro tested together with a HIP one (spla's `#if defined(__CUDACC__) ||
-            # defined(__HIPCC__)`): the project wrote the ROCm build's side of that test, so renaming the CUDA macro
+            # defined(__HIPCC__)`), or a CUDA library's switch with its ROCm twin (`BLAS_HAVE_CUBLAS ||
+            # BLAS_HAVE_ROCBLAS`): the project wrote the ROCm build's side of that test, so renaming the CUDA macro
             # is no work left (the arms it opens are decided by their own code)
             for first, last in self.hip_tests.get(path, ()):
                 if first <= line <= last:
@@ -463,7 +478,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
             # `auto cudaX = hipX`): on its ROCm side they map the name for every file, as a `#define` does
             aliases=tuple(sorted(set(_aliases(data) if any(w in data for w in _ALIAS_WORDS) else [])
                                  | set(_definitions(path, data)))),
-            errors=_error_lines(data),
+            errors=_error_lines(data), hollow=hollow_arms(data, pre.directives),
             classes=class_spans(data), forward=forward_declarations(data), options=commented_defines(data),
             spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in cpp_spans(data, path, sf))
             if CPP_PREDICATE_HINT.search(data) else ())
@@ -850,6 +865,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if not toolkit and not preprocessor.builds_differ(preprocessor.condition_names(ds), rocm_names, cuda_names):
             continue  # no line only one build compiles (see builds_differ)
         regs = preprocessor.evaluate(ds, total, rocm_names, cuda_names, toolkit, retired, undone)
+        if any(r.guard and r.cuda is False and r.rocm is not False for r in regs):
+            regs = _without_hollow_forks(regs, ds, facts[path].hollow, rocm_names)
         if any(r.side in (CUDA, ROCM) or (r.side == "none" and r.guard) for r in regs):
             pm.regions[path] = regs
             pm.directive_ends[path] = {d.line: d.end_line for d in ds if d.kind not in ("define", "undef", "include")}
@@ -910,6 +927,20 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.file_side[path] = ("twin", CUDA, twin)
             pm.file_side.setdefault(twin, ("name", ROCM, path))
 
+    # ... and a file named for a CUDA library beside one named for its ROCm counterpart that uses that library
+    # (blaspp's config/cublas.cc beside config/rocblas.cc, each the configure test of its vendor's BLAS)
+    for path, cands in sorted(library_twin_candidates(files).items()):
+        if path in pm.file_side or path not in with_findings:
+            continue
+        for twin, lib in cands:
+            data = _read(source, files[twin], limit, held)
+            # in its code: a comment naming the library ("the rocFFT check is still to be written") ports nothing
+            if data is not None and re.search(rb"(?i)(?<![A-Za-z0-9])" + re.escape(lib.encode()),
+                                              preprocessor.blank_comments(data)):
+                pm.file_side[path] = ("twin", CUDA, twin)
+                pm.file_side.setdefault(twin, ("name", ROCM, path))
+                break
+
     # A component directory only the CUDA build compiles whose sibling the ROCm build compiles instead (ucc's
     # tl/cuda under TL_CUDA_ENABLED beside tl/rccl under TL_RCCL_ENABLED, tl_templates/cuda beside
     # tl_templates/hip): its files are handled by that counterpart. One without a counterpart stays open: what it
@@ -930,6 +961,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                 d = posixpath.dirname(d)
             if d:
                 pm.file_side[path] = (COMPONENT, CUDA, twins[d][0])
+
+    _unported(pm, source, files, result, limit, held, with_findings)
 
     # A CMake module loaded only from CUDA arms (gloo's Findnccl.cmake, read by find_package(nccl) under
     # `if(USE_CUDA AND USE_NCCL)` beside `if(USE_ROCM AND USE_RCCL)`): it runs as part of those arms, so it is
@@ -1105,8 +1138,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # `#if`/`#elif` directives testing a CUDA compiler macro and a HIP one (PortMap.hip_tests).
     for path, (ds, _total) in sorted(dirs.items()):
         if path in with_findings:
+            # ... or a CUDA library's build switch tested with its ROCm twin (blaspp's `#if defined(BLAS_HAVE_CUBLAS)
+            # || defined(BLAS_HAVE_ROCBLAS)`): code both vendors' builds compile, no CUDA-only code
             tests = [(d.line, d.end_line) for d in ds if d.kind in ("if", "elif")
-                     and _CUDA_MACRO().search(d.text) and _HIP_MACRO().search(d.text)]
+                     and ((_CUDA_MACRO().search(d.text) and _HIP_MACRO().search(d.text)) or _twin_switches(d.text))]
             if tests:
                 pm.hip_tests[path] = tests
 
@@ -1177,6 +1212,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             spans = [(a, b, twin) for a, b, _s, twin in make_twin_regions(text)]
             if spans:
                 pm.script_twins[path] = spans
+            # a vendor branch of the script (`if [ "$device" = "gpu_nvidia" ] ... elif [ ... "gpu_amd" ]`): its
+            # arms are runtime vendor branches, as a C++ or Python `if` is (rule 7)
+            for a, b, side_, guard in shell_vendor_arms(text):
+                pm.spans.setdefault(path, []).append(Span((a, 1), (b + 1, 1), side_, guard))
 
     # Same-stem siblings of CUDA sources with findings (`pool.cu` beside `pool.cpp`): read once, for by_twin.
     for path in sorted(with_findings):
@@ -1211,6 +1250,128 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     return pm
+
+
+# A line of an arm that ports nothing (its directives are read from the preprocessor's list, not here): blank, an
+# `#error`, `#warning` or `#pragma`, or a statement that only refuses (`throw std::runtime_error("not implemented")`,
+# `assert(false && "TODO")`, `abort();`).
+_HOLLOW_ROW = lazy_regex(r"^\s*(?:#\s*(?:error|warning|pragma)\b.*"
+                         r"|throw\b[^;]*(?i:not[ _]+(?:yet[ _]+)?(?:implemented|supported)|unsupported|unimplemented"
+                         r"|todo)[^;]*;|(?:std::)?abort\s*\(\s*\)\s*;|assert\s*\(\s*(?:false|0)\b[^;]*;)?\s*$")
+# The directive kinds that open or close an arm.
+_ARM_KINDS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"})
+
+
+def hollow_arms(data: bytes, directives) -> tuple[int, ...]:
+    """The last line of each `#if`/`#elif`/`#else` directive (preprocessor.Directive) whose arm, up to the next
+    directive of its chain, holds no code: every line blank once comments are, or a _HOLLOW_ROW; a directive inside
+    it (a nested `#if`, a `#define`, an `#include`) is code."""
+    if sum(1 for d in directives if d.kind in _ARM_KINDS) < 2:
+        return ()
+    lines: list[str] | None = None
+    out = []
+    stack: list[int] = []
+    ends: dict[int, int] = {}  # index in `directives` of an arm's opener -> the line of the directive ending it
+    for i, d in enumerate(directives):
+        if d.kind in ("if", "ifdef", "ifndef"):
+            stack.append(i)
+        elif d.kind in _ARM_KINDS and stack:
+            ends[stack[-1]] = d.line
+            if d.kind == "endif":
+                stack.pop()
+            else:
+                stack[-1] = i
+    for i, end in sorted(ends.items()):
+        d = directives[i]
+        if any(d.end_line < e.line < end for e in directives):
+            continue
+        if lines is None:
+            lines = preprocessor.blank_comments(data).decode("utf-8", "replace").split("\n")
+        if all(_HOLLOW_ROW().match(t) for t in lines[d.end_line:end - 1]):
+            out.append(d.end_line)
+    return tuple(out)
+
+
+# A macro whose words name ROCm, HIP, AMD or a ROCm library (`HAVE_ROCBLAS`, `BLAS_HAVE_ROCBLAS`, `USE_HIPFFT`).
+_ROCM_MACRO = lazy_regex(r"(?<![A-Za-z0-9])(?:\w*_)?(?:HIP|ROCM|AMD|RCCL|MIOPEN|ROC(?:BLAS|FFT|RAND|SPARSE|SOLVER|PRIM|THRUST)"
+                         r"|HIP(?:BLAS|FFT|RAND|SPARSE|SOLVER|CUB)\w*)(?:_\w*)?(?![A-Za-z0-9])", re.I)
+
+
+def _without_hollow_forks(regs: list[preprocessor.Region], ds, hollow: tuple[int, ...],
+                          rocm_names) -> list[preprocessor.Region]:
+    """`regs` with the vendor guard taken off every arm of a fork whose ROCm arms hold no code: only blanks and
+    comments, or only an `#error`, a "not implemented" throw (_HOLLOW_ROW). `#ifdef HAVE_CUBLAS cublasSgemm(...)
+    #elif defined(HAVE_ROCBLAS) // TODO #endif` gives the ROCm build nothing in place of the cuBLAS call: the fork is
+    where the port will go, not a port, so its CUDA arm stays open (and its `#if` line is no vendor test read as
+    done). Only an arm whose own directive names ROCm counts: an empty `#else` says nothing of HIP. A ROCm arm that
+    holds code (a hipBLAS call, an `#include <hip/...>`, a `#define`) keeps the fork."""
+    if not hollow:
+        return regs
+    empty = set(hollow)
+    opener = {d.end_line: d for d in ds if d.kind in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef")}
+    full: set[int] = set()
+    named: set[int] = set()
+    for r in regs:
+        # an arm of a vendor fork the CUDA build skips and the ROCm build may take (`HAVE_ROCBLAS` is known to
+        # neither build: read unknown, not false)
+        if r.cuda is not False or r.rocm is False or not r.guard:
+            continue
+        d = opener.get(r.start - 1)
+        if d is not None and (preprocessor.names_rocm(d.text, rocm_names) or _ROCM_MACRO().search(d.text)):
+            named.add(r.guard)
+        if d is None or d.end_line not in empty:
+            full.add(r.guard)
+    gone = named - full
+    if not gone:
+        return regs
+    return [dataclasses.replace(r, guard=0) if r.guard in gone else r for r in regs]
+
+
+def _twin_switches(text: str) -> bool:
+    """Whether a condition names a CUDA-named macro and its ROCm twin (scope.rocm_spellings: `BLAS_HAVE_CUBLAS`
+    with `BLAS_HAVE_ROCBLAS`, `USE_NCCL` with `USE_RCCL`)."""
+    names = {t.lower() for t in _ident().findall(text)}
+    return len(names) > 1 and any(rocm_spellings(t) & names for t in names)
+
+
+def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, with_findings: set[str]) -> None:
+    """Twins decided per file and per kernel, not per directory or build switch (PortMap.unported). In a directory
+    named for CUDA whose ROCm-named sibling holds a twin for each of its sources (scope.directory_counterparts:
+    blaspp's src/cuda/device_conj.cu beside src/hip/device_conj.hip), a source with no twin there (a new
+    src/cuda/device_scale.cu) is no file the ROCm build replaces: it loses its twin or component side, and its lines
+    are unported. In a source with a twin file (that pairing, or a same-folder twin: `x.cu` / `x.hip`), a kernel
+    whose name the twin does not spell (a kernel added to device_conj.cu only) is unported: the ROCm build compiles
+    the twin, which lacks it. A twin generated at build time (hipify in the build) is no file, so it decides
+    nothing here."""
+    paired = directory_counterparts(files)
+    twin_of: dict[str, str] = {}
+    for path, twin in sorted(paired.items()):
+        if path not in with_findings:
+            continue
+        fs = pm.file_side.get(path)
+        if twin is not None:
+            twin_of[path] = twin
+        elif fs is None or fs[1] == CUDA:
+            if fs is not None and fs[0] in ("twin", COMPONENT):
+                del pm.file_side[path]
+            d = posixpath.dirname(path)
+            pm.unported.setdefault(path, []).append((1, 1 << 30, f"{path} has no twin beside {d}/"))
+    for path, fs in sorted(pm.file_side.items()):
+        if fs[0] == "twin" and fs[1] == CUDA and fs[2] in files and path in with_findings:
+            twin_of.setdefault(path, fs[2])
+    kernels: dict[str, list[Kernel]] = {}
+    for k in result.kernels:
+        if k.path in twin_of and k.language == "cuda":
+            kernels.setdefault(k.path, []).append(k)
+    for path, ks in sorted(kernels.items()):
+        twin = twin_of[path]
+        data = _read(source, files[twin], limit, held)
+        if data is None:
+            continue
+        words = frozenset(re.findall(r"\w+", data.decode("utf-8", "replace")))
+        for k in sorted(ks):
+            if k.name not in words:
+                pm.unported.setdefault(path, []).append((k.line, k.end_line, f"{twin} has no kernel {k.name}"))
 
 
 # A script that may assign both a CUDA-named and a ROCm-named variable (checked before make_twin_regions runs).
