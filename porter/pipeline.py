@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import functools
 import hashlib
 import heapq
 import io
 import os
+import re
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -487,9 +489,9 @@ def scan(
     with Pool(file_budget(options), 1) as facts_pool:
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held, pool=facts_pool)
-        wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices, cache,
-                                                                 facts_pool)]
+        named = _cmake_cuda_sources(source, found, options, held, notices, cache, facts_pool)
     unseen: list[Skipped] = []
+    wanted = [*facts.unlisted_includes, *_resolved_build_sources(source, found, named, unseen)]
     twinned: set[str] = set()  # listed files of another language read as C/C++/CUDA too
     extra = _included_unlisted(source, found, wanted, options, held, notices, unseen, twinned)
     if unseen:
@@ -602,8 +604,9 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
         except SourceReadError:
             unread = True
             continue  # said when the file itself is scanned
-        if buildsources.may_name_sources(c.path, data):
-            texts.append((c.path, data))
+        texts.append((c.path, data))
+    if not any(buildsources.may_name_sources(path, data) for path, data in texts):
+        texts = []
     budget = stage_budget(file_budget(options), len(texts))
     if not texts:
         answer: Any = []
@@ -620,7 +623,42 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
 
 
 def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
-    return [t for path, data in texts for t in buildsources.cuda_sources(path, data.decode("utf-8", "replace"))]
+    decoded = [(path, data.decode("utf-8", "replace")) for path, data in texts]
+    # the source lists every CMake file sets (`set(K src/k.cup)` in one, its LANGUAGE CUDA in another)
+    variables = buildsources.cmake_variables([(p, t) for p, t in decoded if buildsources.is_cmake(p)])
+    return [t for (path, text), (_, data) in zip(decoded, texts) if buildsources.may_name_sources(path, data)
+            for t in buildsources.cuda_sources(path, text, variables)]
+
+
+# The most entries a CMake file(GLOB) is resolved against (a directory listing); past it the glob is listed unseen.
+MAX_GLOB_ENTRIES = 20000
+
+
+def _resolved_build_sources(source: Source, found: Discovery, named: list[str],
+                            unseen: list[Skipped]) -> list[str]:
+    """The paths of what the build files name as CUDA sources (_cmake_task): plain paths as they are, each
+    file(GLOB) resolved against the tree's listing of its directory (Source.names_under, bounded by
+    MAX_GLOB_ENTRIES) and matched as CMake matches (`*` within a name, `**`-free); a name porter cannot resolve,
+    or a glob over too large a directory, listed unseen on the build file (a gate counts it: fail closed)."""
+    out: list[str] = []
+    for entry in dict.fromkeys(named):
+        if entry.startswith(buildsources.UNSEEN_MARK):
+            where, _, what = entry[len(buildsources.UNSEEN_MARK):].partition("\0")
+            unseen.append(Skipped(where, f"the build compiles as CUDA {what}, which porter cannot resolve"))
+        elif entry.startswith(buildsources.GLOB_MARK):
+            directory, pattern, recursive = entry[len(buildsources.GLOB_MARK):].split("\0")
+            names = source.names_under(directory, bool(recursive), MAX_GLOB_ENTRIES)
+            if names is None:
+                unseen.append(Skipped(directory or ".", f"a CMake file(GLOB) of {pattern} compiled as CUDA lists "
+                                      f"more than {MAX_GLOB_ENTRIES:,} entries here: not resolved"))
+                continue
+            prefix = directory + "/" if directory else ""
+            # CMake's GLOB: `*` stops at `/` in GLOB, crosses directories in GLOB_RECURSE
+            rx = re.compile(("(?:.*/)?" if recursive else "") + fnmatch.translate(pattern).replace(".*", "[^/]*"))
+            out.extend(prefix + n for n in names if rx.fullmatch(n) and language_of(n) != "cuda")
+        else:
+            out.append(entry)
+    return out
 
 
 def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive],

@@ -53,3 +53,59 @@ def test_an_extensionless_quoted_name_found_nowhere_is_not_listed_unseen(tmp_pat
     repo = pr(tmp_path, {"src/main.cpp": "int main(){return 0;}\n"}, {"src/k.cu": '#include "Eigen/Core"\nint k;\n'})
     code, found, d = gate(repo)
     assert (code, found, d["skipped"]) == (0, [], [])
+
+
+CMAKE_BASE = {"CMakeLists.txt": "cmake_minimum_required(VERSION 3.20)\nproject(x LANGUAGES CXX CUDA)\n"
+                                "add_library(x src/a.cu)\n",
+              "src/a.cu": "__global__ void a(float* x) { x[threadIdx.x] = 1; }\n"}
+CUP_RULES = [("src/k.cup", r) for r in KERNEL_RULES]
+
+
+@pytest.mark.parametrize("how", [
+    "set(K src/k.cup)\nset_source_files_properties(${K} PROPERTIES LANGUAGE CUDA)\n",
+    "file(GLOB K src/*.cup)\nset_source_files_properties(${K} PROPERTIES LANGUAGE CUDA)\n",
+    "file(GLOB_RECURSE K CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cup)\n"
+    "set_property(SOURCE ${K} PROPERTY LANGUAGE CUDA)\n",
+    "set_source_files_properties(src/k.cup PROPERTIES COMPILE_OPTIONS \"-xcu\")\n",
+    "configure_file(src/k.cup ${CMAKE_CURRENT_BINARY_DIR}/k.cu COPYONLY)\n",
+])
+def test_sources_cmake_compiles_as_cuda_through_a_variable_glob_option_or_template_are_read(tmp_path, how):
+    """A `.cup` CMake compiles as CUDA through set()/file(GLOB) variables, a `-xcu` compile option or a
+    configure_file whose output is a .cu: porter read literal LANGUAGE CUDA names only (0 findings, exit 0)."""
+    repo = pr(tmp_path, CMAKE_BASE, {"src/k.cup": KERNEL,
+                                     "CMakeLists.txt": CMAKE_BASE["CMakeLists.txt"] + how + "target_sources(x PRIVATE ${K})\n"})
+    code, found, _ = gate(repo)
+    assert (code, [f for f in found if f[0] != "CMakeLists.txt"]) == (1, CUP_RULES)
+
+
+def test_a_cuda_source_cmake_names_through_a_variable_porter_cannot_resolve_fails_closed(tmp_path):
+    repo = pr(tmp_path, CMAKE_BASE, {"src/k.cup": KERNEL, "CMakeLists.txt": CMAKE_BASE["CMakeLists.txt"]
+                                     + "set_source_files_properties(${FROM_OUTSIDE} PROPERTIES LANGUAGE CUDA)\n"})
+    code, found, d = gate(repo)
+    assert code == 1
+    assert [f for f in found if f[0] != "CMakeLists.txt"] == []
+    assert d["skipped"] == [{"path": "CMakeLists.txt", "reason": "the build compiles as CUDA LANGUAGE CUDA source "
+                                                                  "${FROM_OUTSIDE}, which porter cannot resolve"}]
+
+
+@pytest.mark.parametrize("rule", ["k.o: src/k.cup\n\tnvcc -x cu -c $< -o $@\n",
+                                  "obj/%.o: src/%.cup\n\tnvcc -x cu -c $< -o $@\n"])
+def test_make_automatic_variables_of_an_nvcc_x_cu_recipe_name_its_prerequisites(tmp_path, rule):
+    repo = pr(tmp_path, {"src/main.cpp": "int main(){return 0;}\n"}, {"src/k.cup": KERNEL, "Makefile": rule})
+    code, found, _ = gate(repo)
+    assert (code, [f for f in found if f[0] != "Makefile"]) == (1, CUP_RULES)
+
+
+def test_cuda_sources_of_cmake_variables_globs_templates_and_make_rules():
+    from porter.source.buildsources import GLOB_MARK, UNSEEN_MARK, cuda_sources
+
+    cmake = ("set(K src/k.cup ${CMAKE_CURRENT_SOURCE_DIR}/b.cup)\nfile(GLOB G src/*.cup)\n"
+             "set_source_files_properties(${K} ${G} ${U} PROPERTIES LANGUAGE CUDA)\n"
+             "configure_file(k.cu.in ${CMAKE_CURRENT_BINARY_DIR}/k.cu)\nconfigure_file(c.h.in c.txt)\n")
+    assert cuda_sources("sub/CMakeLists.txt", cmake) == [
+        "sub/src/k.cup", "sub/b.cup", GLOB_MARK + "sub/src\0*.cup\0",
+        UNSEEN_MARK + "sub/CMakeLists.txt\0LANGUAGE CUDA source ${U}", "sub/k.cu.in"]
+    assert cuda_sources("Makefile", "k.o: src/k.cup\n\tnvcc -x cu -c $< -o $@\n") == ["src/k.cup"]
+    assert cuda_sources("Makefile", "%.o: src/%.cup\n\tnvcc -x cu -c $< -o $@\n") == [GLOB_MARK + "src\0*.cup\0r"]
+    assert cuda_sources("b.sh", "nvcc -x cu -c $< -o x\n") == [
+        UNSEEN_MARK + "b.sh\0the input $< of an nvcc -x cu line", "x"]

@@ -160,7 +160,9 @@ UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^t
                             r"^parser process died|^porter failed on this file \(internal error|"
                             r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer|"
                             r"^not kept: past [\d,]+ findings|failed \(internal error|^git submodule this change adds|"
-                            r"^#include of .* names a file with no source language that is not beside it")
+                            r"^#include of .* names a file with no source language that is not beside it|"
+                            r"^the build compiles as CUDA .*, which porter cannot resolve$|"
+                            r"^a CMake file\(GLOB\) of .* compiled as CUDA lists more than")
 
 
 @dataclass(frozen=True, order=True)

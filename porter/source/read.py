@@ -75,6 +75,38 @@ class WorkTree:
                 out.append(Candidate(rel, root / rel, "cuda"))
         return tuple(out)
 
+    def names_under(self, directory: str, recursive: bool, limit: int) -> list[str] | None:
+        """The regular files' paths under `directory` (relative to the root; recursive or not), relative to it,
+        for a build file's glob (porter.pipeline._resolved_build_sources); None past `limit` entries. Never enters a
+        symlink, version control's directories, or anything outside the root."""
+        if not os.path.isdir(self.root):
+            return []
+        root = self.real_root
+        top = os.path.realpath(os.path.join(root, directory)) if directory else root
+        if top != root and not top.startswith(root + os.sep):
+            return []
+        out: list[str] = []
+        seen = 0
+        stack = [""]
+        while stack:
+            rel = stack.pop()
+            try:
+                with os.scandir(os.path.join(top, rel) if rel else top) as it:
+                    entries = sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False))
+                                     for e in it)
+            except OSError:
+                continue
+            for name, is_dir, is_file in entries:
+                seen += 1
+                if seen > limit:
+                    return None
+                path = f"{rel}/{name}" if rel else name
+                if is_dir and recursive and name not in _VCS_DIRS:
+                    stack.append(path)
+                elif is_file:
+                    out.append(shown_path(path))
+        return sorted(out)
+
     def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
         """The first `limit` bytes and the whole size (binary artefacts are examined, never loaded whole)."""
         return read_bytes(c.abspath, limit, root=self.real_root, truncate=True), _size(c.abspath)
@@ -255,6 +287,25 @@ class GitTree:
                 out.append(Candidate(rel, Path(os.fsdecode(raw_path)), "cuda", blob=fields[2].decode("ascii"),
                                      size=int(fields[3])))
         return tuple(sorted(out, key=lambda c: c.path))
+
+    def names_under(self, directory: str, recursive: bool, limit: int) -> list[str] | None:
+        """As WorkTree.names_under, from the commit's tree: its regular blobs under `directory`."""
+        base = self.subdir.strip("/") + "/" if self.subdir.strip("/") else ""
+        where = base + directory.strip("/") + "/" if directory.strip("/") else base
+        args = ["--literal-pathspecs", "ls-tree", "-z", "--full-tree", *(["-r"] if recursive else []), self.commit]
+        try:
+            listed = git.run(self.repo, *args, *(["--", where] if where else []))
+        except git.GitError:
+            return []
+        out: list[str] = []
+        for n, record in enumerate(listed.split(b"\0")):
+            if n >= limit:
+                return None
+            meta, _, raw_path = record.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[0] in (b"100644", b"100755") and not git_refuses(raw_path):
+                out.append(shown_path(os.fsdecode(raw_path)[len(where):]))
+        return sorted(out)
 
     def read(self, c: Candidate, limit: int) -> bytes:
         if c.size is not None and c.size > limit:
