@@ -109,3 +109,17 @@ def test_cuda_sources_of_cmake_variables_globs_templates_and_make_rules():
     assert cuda_sources("Makefile", "%.o: src/%.cup\n\tnvcc -x cu -c $< -o $@\n") == [GLOB_MARK + "src\0*.cup\0r"]
     assert cuda_sources("b.sh", "nvcc -x cu -c $< -o x\n") == [
         UNSEEN_MARK + "b.sh\0the input $< of an nvcc -x cu line", "x"]
+
+
+def test_a_plain_trees_gitignore_does_not_hide_cuda_code(tmp_path):
+    """A tree that is no git checkout: its own .gitignore (`*.cu`, or `src/` ignoring a directory) dropped the
+    kernel from the walk even under --isolated (0 findings, exit 0). Such a C/C++/CUDA file is listed unseen."""
+    from helpers import write_files as w
+
+    w(tmp_path, {"a/.gitignore": "*.cu\n", "a/src/k.cu": KERNEL, "a/src/notes.txt": "x\n",
+                 "b/.gitignore": "src/\n", "b/src/deep/k.cuh": KERNEL, "b/m.cpp": "int m;\n"})
+    for tree, path in (("a", "src/k.cu"), ("b", "src/deep/k.cuh")):
+        p = porter_here("scan", str(tmp_path / tree), "--isolated", "--fail-on", "high", "--no-cache", "-f", "json")
+        d = json.loads(p.stdout)
+        assert (p.returncode, d["findings"], d["skipped"]) == (1, [], [{
+            "path": path, "reason": "C/C++/CUDA file a .gitignore of the tree (not a git checkout) ignores: not read"}])

@@ -456,9 +456,11 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
     specs: list[tuple[str, pathspec.PathSpec]] = []
     real_root = os.path.realpath(root)
     globs_left = MAX_GITIGNORE_PATTERNS
-    stack: list[tuple[str, int, int]] = [("", 0, 0)]  # (directory relative to root, depth, len(specs) above it)
+    # (directory relative to root, depth, len(specs) above it, whether a .gitignore above ignores it)
+    stack: list[tuple[str, int, int, bool]] = [("", 0, 0, False)]
+    ignored_dirs: list[str] = []
     while stack:
-        rel_dir, depth, n_specs = stack.pop()
+        rel_dir, depth, n_specs, dir_ignored = stack.pop()
         del specs[n_specs:]  # the .gitignore files of directories the walk has left no longer apply
         dirpath = os.path.join(root, rel_dir) if rel_dir else str(root)
         try:
@@ -492,16 +494,25 @@ def _walk_files(root: Path, skipped: list[Skipped]) -> list[str]:
                 if name not in SKIP_DIRS and not _ignored(rel + "/", specs):
                     skipped.append(Skipped(rel, "directory symlink not followed"))
             elif is_dir:
-                if name in SKIP_DIRS or _ignored(rel + "/", specs):
+                if name in SKIP_DIRS:
                     continue
                 if depth + 1 > MAX_DEPTH:
                     skipped.append(Skipped(rel, f"directory nested deeper than {MAX_DEPTH} levels; not entered"))
                     continue
-                subdirs.append(rel)
-            elif not _ignored(rel, specs):
+                subdirs.append((rel, dir_ignored or _ignored(rel + "/", specs)))
+            elif not dir_ignored and not _ignored(rel, specs):
                 out.append(rel)
-        stack.extend((d, depth + 1, len(specs)) for d in reversed(subdirs))
+            elif language_of(rel) == "cuda":
+                # The tree's own .gitignore is the tree's say-so, not git's: a C/C++/CUDA file it hides is code a
+                # build may compile (a pull request's `*.cu` in .gitignore hid its kernel from --isolated), so it
+                # is listed, unseen, rather than dropped; other ignored files are left out as before.
+                skipped.append(Skipped(rel, IGNORED_SOURCE))
+        stack.extend((d, depth + 1, len(specs), ign) for d, ign in reversed(subdirs))
     return out
+
+
+# A C/C++/CUDA file a plain walk leaves out because the tree's own .gitignore says so (model.finding.UNSEEN_REASONS).
+IGNORED_SOURCE = "C/C++/CUDA file a .gitignore of the tree (not a git checkout) ignores: not read"
 
 
 def _ignored(rel: str, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
