@@ -49,7 +49,7 @@ from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
-from porter.source.discover import Candidate, Discovery, language_of, on_disk
+from porter.source.discover import NOT_KEPT_FILES, Candidate, Discovery, language_of, on_disk
 from porter.source.includes import file_includes, quoted_target
 from porter.source import buildsources, preprocessor
 from porter.source.parse import parse
@@ -768,7 +768,9 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
     worker under `budget` (a stage's: it reads and parses repository files again) when one is given."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
-    discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
+    # with `only`, the discovery skips of those paths, and the files a discovery did not keep (whichever they are)
+    discovery_skips = found.skipped if only is None else tuple(
+        s for s in found.skipped if s.path in only or s.reason.startswith(NOT_KEPT_FILES))
     skipped = sorted(set(discovery_skips) | {r.skipped for r in results if r.skipped is not None})
     found_here = sorted(f for r in results for f in r.findings)
     if any(f.rule in refine_standard.CXX17_RULES and f.severity > Severity.INFO for f in found_here):

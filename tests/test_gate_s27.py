@@ -123,3 +123,19 @@ def test_a_plain_trees_gitignore_does_not_hide_cuda_code(tmp_path):
         d = json.loads(p.stdout)
         assert (p.returncode, d["findings"], d["skipped"]) == (1, [], [{
             "path": path, "reason": "C/C++/CUDA file a .gitignore of the tree (not a git checkout) ignores: not read"}])
+
+
+def test_discovery_keeps_at_most_max_files_and_the_gate_counts_the_rest(tmp_path, monkeypatch):
+    """A few KB of git objects can list a million `.cu` paths sharing one blob (1 GiB, 5 minutes in the parent):
+    discovery keeps MAX_FILES, in path order, and one unseen skip names the rest - in a git tree (--new-since) and
+    in a work tree alike."""
+    import porter.source.discover as disc
+
+    monkeypatch.setattr(disc, "MAX_FILES", 3)
+    repo = pr(tmp_path, {"m.cpp": "int m;\n"}, {f"gen/k{i}.cu": "int k;\n" for i in range(5)})
+    reason = ("not kept: past 3 files to scan (porter keeps at most 3 a discovery): the 3 entries after this one, "
+              "in path order, are not read")
+    code, found, d = gate(repo)
+    assert (code, found, d["skipped"]) == (1, [], [{"path": "gen/k2.cu", "reason": reason}])
+    p = porter_here("scan", str(repo), "--no-cache", "-f", "json", "--fail-on", "high")
+    assert (p.returncode, json.loads(p.stdout)["skipped"]) == (1, [{"path": "gen/k2.cu", "reason": reason}])

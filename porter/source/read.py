@@ -18,8 +18,9 @@ from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
-from porter.source.discover import (Candidate, Discovery, another_alias, discover, inside_git, language_of, printable,
-                                    selected, shown_path)
+from porter.source import discover as discovery
+from porter.source.discover import (Candidate, Discovery, another_alias, discover, files_not_kept,
+                                    inside_git, language_of, printable, selected, shown_path)
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -159,7 +160,8 @@ class GitTree:
         skipped: list[Skipped] = []
         links: list[tuple[str, bytes, bytes, str]] = []
         strip = len(self.subdir.rstrip("/")) + 1 if self.subdir else 0
-        for record in out.split(b"\0"):
+        more = 0  # entries past discovery.MAX_FILES
+        for record, end in _records(out):  # not out.split(): a list of a million records is itself ~100 MiB
             if not record:
                 continue
             meta, _, raw_path = record.partition(b"\t")
@@ -181,6 +183,9 @@ class GitTree:
             elif kind == b"blob" and not size.isdigit():
                 # ls-tree prints no size for an object the repository lacks (a partial clone, a damaged mirror)
                 skipped.append(Skipped(rel, "blob missing from the repository (partial clone?): not read"))
+            elif kind == b"blob" and len(files) >= discovery.MAX_FILES:
+                more = out.count(b"\0", end) + (not out.endswith(b"\0"))  # this entry and the rest, not parsed
+                break
             elif kind == b"blob":
                 files.append(Candidate(rel, Path(os.fsdecode(raw_path)), lang, blob=blob.decode("ascii"),
                                        size=int(size)))
@@ -197,6 +202,8 @@ class GitTree:
                     target, target_blob, size = got
                     files.append(Candidate(rel, Path(os.fsdecode(target)), lang, blob=target_blob, size=size,
                                            target=shown_path(os.fsdecode(target)[strip:])))
+        if more:
+            skipped.append(files_not_kept(more, files[-1].path))
         files.sort(key=lambda c: c.path)
         return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
 
@@ -354,6 +361,17 @@ def git_refuses(raw: bytes) -> bool:
     `../../x.cu` as a scanned file's name led a pull-request comment's line link into another repository and a
     SARIF location out of %SRCROOT%."""
     return any(part in (b"", b".", b"..") or part.lower() == b".git" for part in raw.split(b"/"))
+
+
+def _records(out: bytes) -> Iterable[tuple[bytes, int]]:
+    """The NUL-separated records of git's -z output, one at a time, each with where it ends."""
+    start = 0
+    while start < len(out):
+        end = out.find(b"\0", start)
+        if end < 0:
+            end = len(out)
+        yield out[start:end], end
+        start = end + 1
 
 
 def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
