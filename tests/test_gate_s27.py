@@ -139,3 +139,28 @@ def test_discovery_keeps_at_most_max_files_and_the_gate_counts_the_rest(tmp_path
     assert (code, found, d["skipped"]) == (1, [], [{"path": "gen/k2.cu", "reason": reason}])
     p = porter_here("scan", str(repo), "--no-cache", "-f", "json", "--fail-on", "high")
     assert (p.returncode, json.loads(p.stdout)["skipped"]) == (1, [{"path": "gen/k2.cu", "reason": reason}])
+
+
+PASTED = ("#define CAT(a,b) a##b\n#define W(x) CAT(__,x)\n#define ASM CAT(a,sm)\n"
+          "__device__ float f(float x){ unsigned m = W(activemask)(); ASM volatile(\"bar.sync 0;\");"
+          " return W(shfl_xor_sync)(0xffffffffu, x, 16) + CAT(war,pSize) + CAT(my,Name); }\n")
+
+
+def test_a_paste_of_plain_identifiers_into_a_cuda_name_reads_as_that_name():
+    """`W(activemask)` with `W(x) CAT(__,x)` and `CAT(a,b) a##b` is `__activemask` to the compiler; it is read so,
+    written over the use at the same length. A paste into another name (`CAT(my,Name)`) and the definitions stay."""
+    from porter.source.preprocessor import as_compiled
+
+    out = as_compiled(PASTED.encode()).decode()
+    assert len(out) == len(PASTED)
+    # the definitions stay, but for an object-like macro whose body is itself such a paste (read as `asm` too)
+    assert out.splitlines()[:3] == ["#define CAT(a,b) a##b", "#define W(x) CAT(__,x)", "#define ASM asm      "]
+    assert out.splitlines()[3] == (
+        "__device__ float f(float x){ unsigned m = __activemask (); asm volatile(\"bar.sync 0;\");"
+        " return __shfl_xor_sync (0xffffffffu, x, 16) + warpSize       + CAT(my,Name); }")
+
+
+def test_token_pasting_no_longer_hides_cuda_calls_from_the_gate(tmp_path):
+    repo = pr(tmp_path, {"src/main.cpp": "int main(){return 0;}\n"}, {"src/k.cpp": PASTED})
+    code, found, _ = gate(repo)
+    assert (code, found) == (1, [("src/k.cpp", r) for r in ("API004", "DEV001", "DEV002", "DEV003", "DEV011")])
