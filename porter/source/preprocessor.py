@@ -368,6 +368,10 @@ _DEFINE = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)\n]*)
 _PASTE_OPERANDS = re.compile(rb"^\s*(\w+)(?:\s*##\s*\w+)+\s*$")
 _PASTE_USE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*\(([^()\n]*)\)\s*$")
 _CUDA_START = (b"__", b"cuda", b"cu", b"warp")
+# `cuda`/`cu` only where the use wrote it (`CAT(cuda, Free)`): a vendor-prefix macro whose body holds it
+# (`#define GPU_PREFIX(x) cuda##x`, with a ROCm twin `hip##x`) is how dual code spells runtime names, and API012
+# judges those pastes by the macro's use, which a rewrite would hide.
+_VENDOR_START = (b"cuda", b"cu")
 _IDENT = re.compile(rb"[A-Za-z_]\w*|")
 MAX_PASTE_MACROS = 256
 
@@ -415,6 +419,8 @@ def pasted_names(data: bytes) -> bytes:
             continue  # the macro's own name being defined, or a use that pastes the enclosing macro's parameters
         bound = dict(zip(params, args))
         pasted = b"".join(bound[o] if is_param else o for is_param, o in ops)
+        if pasted.startswith(_VENDOR_START) and not ops[0][0]:
+            continue
         if (pasted.startswith(_CUDA_START) or pasted == b"asm") and _IDENT.fullmatch(pasted) \
                 and len(pasted) <= m.end() - m.start():
             out[m.start():m.end()] = pasted + b" " * (m.end() - m.start() - len(pasted))
