@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import functools
 import hashlib
 import heapq
 import io
 import os
+import re
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -47,7 +49,7 @@ from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
 from porter.source import syntax as launches
 from porter.kernels.constfold import harvest_constant_values
-from porter.source.discover import Candidate, Discovery, language_of, on_disk
+from porter.source.discover import NOT_KEPT_FILES, Candidate, Discovery, language_of, on_disk
 from porter.source.includes import file_includes, quoted_target
 from porter.source import buildsources, preprocessor
 from porter.source.parse import parse
@@ -509,17 +511,20 @@ def scan(
     with Pool(file_budget(options), 1) as facts_pool:
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held, pool=facts_pool)
-        wanted = [*facts.unlisted_includes, *_cmake_cuda_sources(source, found, options, held, notices, cache,
-                                                                 facts_pool)]
+        named = _cmake_cuda_sources(source, found, options, held, notices, cache, facts_pool)
     unseen: list[Skipped] = []
-    extra = _included_unlisted(source, found, wanted, options, held, notices, unseen)
+    wanted = [*facts.unlisted_includes, *_resolved_build_sources(source, found, named, unseen)]
+    twinned: set[str] = set()  # listed files of another language read as C/C++/CUDA too
+    extra = _included_unlisted(source, found, wanted, options, held, notices, unseen, twinned)
     if unseen:
         found = dataclasses.replace(found, skipped=tuple(sorted(set(found.skipped) | set(unseen))))
     if extra:
         found = dataclasses.replace(found, files=tuple(sorted((*found.files, *extra), key=lambda c: c.path)))
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held)
-    pairs = scan_files(found.files, source, options, ruleset, cache, facts, progress, only, held, untrusted)
+    twins = tuple(dataclasses.replace(c, language="cuda", target=None) for c in found.files if c.path in twinned)
+    pairs = _merged(scan_files((*found.files, *twins), source, options, ruleset, cache, facts, progress, only, held,
+                               untrusted), twinned)
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only, held, frozenset(options.disabled_rules),
@@ -533,31 +538,64 @@ def scan(
         held=held))  # the files' bytes as read: port status and deep mode take them from here
 
 
+def _merged(pairs: list[tuple[FileResult, bool]], twinned: set[str]) -> list[tuple[FileResult, bool]]:
+    """One result per path: a file read in its own language and as C/C++/CUDA (_included_unlisted) gives both
+    readings' findings, kernels and launches under its own language; the C/C++ reading's skip is said."""
+    if not twinned:
+        return pairs
+    out: list[tuple[FileResult, bool]] = []
+    both: dict[str, list[tuple[FileResult, bool]]] = {}
+    for r, hit in pairs:
+        if r.path in twinned:
+            both.setdefault(r.path, []).append((r, hit))
+        else:
+            out.append((r, hit))
+    for path, got in sorted(both.items()):
+        own = next((r for r, _ in got if r.language != "cuda"), got[0][0])
+        cpp = next((r for r, _ in got if r.language == "cuda"), own)
+        out.append((dataclasses.replace(
+            own, findings=tuple(sorted(set(own.findings) | set(cpp.findings))),
+            suppressed=tuple(sorted(set(own.suppressed) | set(cpp.suppressed))),
+            kernels=tuple(sorted(set(own.kernels) | set(cpp.kernels))),
+            launches=tuple(sorted(set(own.launches) | set(cpp.launches))),
+            skipped=cpp.skipped if cpp.skipped is not None else own.skipped), all(h for _, h in got)))
+    return out
+
+
 def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], options: Settings, held: Held,
-                       notices: list[str], unseen: list[Skipped]) -> list[Candidate]:
+                       notices: list[str], unseen: list[Skipped], twinned: set[str]) -> list[Candidate]:
     """The files C/C++/CUDA sources `#include "..."` whose names give porter no language (`kern.txt`): a compiler
     reads them as C++, so the scan does too (CUDA code hidden in one was never scanned). What they include in turn is
     followed, MAX_INCLUDE_DEPTH levels deep, each level's directives lexed in budgeted workers like any file's."""
-    listed = {c.path for c in found.files}
+    by_path = {c.path: c for c in found.files}
+    listed = set(by_path)
     out: list[Candidate] = []
     for _ in range(MAX_INCLUDE_DEPTH):
         # an unlisted include's group (unlisted_includes) or a plain path (a CMake LANGUAGE CUDA source)
         groups = [w.split(INCLUDE_SEP) for w in set(wanted)]
-        extra = source.included(sorted({p for g in groups for p in (g[2:] if len(g) > 2 else g) if p not in listed}),
-                                tuple(options.include),
+        paths = {p for g in groups for p in (g[2:] if len(g) > 2 else g)}
+        extra = source.included(sorted(p for p in paths if p not in listed), tuple(options.include),
                                 tuple(options.exclude))
+        # a listed file of another language (`kern.json`, `kern.py`, a `.cup` CMake compiles as CUDA) that a
+        # C/C++/CUDA unit includes or a build compiles as CUDA: read as C/C++/CUDA too, its own language's scan kept
+        # (scan merges the two results, one path)
+        twins = [dataclasses.replace(by_path[p], language="cuda", target=None) for p in sorted(paths)
+                 if p in by_path and by_path[p].language not in ("cuda", "binary") and p not in twinned]
+        twinned.update(c.path for c in twins)
         there = listed | {c.path for c in extra}
         # an include none of whose places holds the file: reached through an include directory porter does not
-        # follow (`include_directories(kern)`), so its code is unseen - listed so, on the includer, and a gate fails
+        # follow (`include_directories(kern)`), so its code is unseen - listed so, on the includer, and a gate fails.
+        # An extensionless quoted name found nowhere is left (`"Eigen/Core"` through an include path).
         unseen.extend(Skipped(g[0], f"#include of {g[1]} {UNFOUND_INCLUDE}") for g in sorted(groups)
-                      if len(g) > 2 and not any(p in there for p in g[2:]))
-        if not extra:
+                      if len(g) > 2 and not any(p in there for p in g[2:]) and "." in g[1].rsplit("/", 1)[-1])
+        if not extra and not twins:
             break
         out.extend(extra)
         listed.update(c.path for c in extra)
-        harvested, _ = harvest_file_facts(list(extra), source, options.max_file_bytes, held, file_budget(options),
+        read = [*extra, *twins]
+        harvested, _ = harvest_file_facts(read, source, options.max_file_bytes, held, file_budget(options),
                                           options.jobs, notices)
-        wanted = [t for c in extra for t in unlisted_includes(c.path, harvested.get(c.path, ({}, {}, ((), 0)))[2][0])]
+        wanted = [t for c in read for t in unlisted_includes(c.path, harvested.get(c.path, ({}, {}, ((), 0)))[2][0])]
     return out
 
 
@@ -588,8 +626,9 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
         except SourceReadError:
             unread = True
             continue  # said when the file itself is scanned
-        if buildsources.may_name_sources(c.path, data):
-            texts.append((c.path, data))
+        texts.append((c.path, data))
+    if not any(buildsources.may_name_sources(path, data) for path, data in texts):
+        texts = []
     budget = stage_budget(file_budget(options), len(texts))
     if not texts:
         answer: Any = []
@@ -606,7 +645,42 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
 
 
 def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
-    return [t for path, data in texts for t in buildsources.cuda_sources(path, data.decode("utf-8", "replace"))]
+    decoded = [(path, data.decode("utf-8", "replace")) for path, data in texts]
+    # the source lists every CMake file sets (`set(K src/k.cup)` in one, its LANGUAGE CUDA in another)
+    variables = buildsources.cmake_variables([(p, t) for p, t in decoded if buildsources.is_cmake(p)])
+    return [t for (path, text), (_, data) in zip(decoded, texts) if buildsources.may_name_sources(path, data)
+            for t in buildsources.cuda_sources(path, text, variables)]
+
+
+# The most entries a CMake file(GLOB) is resolved against (a directory listing); past it the glob is listed unseen.
+MAX_GLOB_ENTRIES = 20000
+
+
+def _resolved_build_sources(source: Source, found: Discovery, named: list[str],
+                            unseen: list[Skipped]) -> list[str]:
+    """The paths of what the build files name as CUDA sources (_cmake_task): plain paths as they are, each
+    file(GLOB) resolved against the tree's listing of its directory (Source.names_under, bounded by
+    MAX_GLOB_ENTRIES) and matched as CMake matches (`*` within a name, `**`-free); a name porter cannot resolve,
+    or a glob over too large a directory, listed unseen on the build file (a gate counts it: fail closed)."""
+    out: list[str] = []
+    for entry in dict.fromkeys(named):
+        if entry.startswith(buildsources.UNSEEN_MARK):
+            where, _, what = entry[len(buildsources.UNSEEN_MARK):].partition("\0")
+            unseen.append(Skipped(where, f"the build compiles as CUDA {what}, which porter cannot resolve"))
+        elif entry.startswith(buildsources.GLOB_MARK):
+            directory, pattern, recursive = entry[len(buildsources.GLOB_MARK):].split("\0")
+            names = source.names_under(directory, bool(recursive), MAX_GLOB_ENTRIES)
+            if names is None:
+                unseen.append(Skipped(directory or ".", f"a CMake file(GLOB) of {pattern} compiled as CUDA lists "
+                                      f"more than {MAX_GLOB_ENTRIES:,} entries here: not resolved"))
+                continue
+            prefix = directory + "/" if directory else ""
+            # CMake's GLOB: `*` stops at `/` in GLOB, crosses directories in GLOB_RECURSE
+            rx = re.compile(("(?:.*/)?" if recursive else "") + fnmatch.translate(pattern).replace(".*", "[^/]*"))
+            out.extend(prefix + n for n in names if rx.fullmatch(n) and language_of(n) != "cuda")
+        else:
+            out.append(entry)
+    return out
 
 
 def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive],
@@ -621,7 +695,11 @@ def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive],
     out = []
     quoted = {(n, h) for n, h in preprocessor.quoted_includes(list(directives), elsewhere)}
     for n, header in preprocessor.quoted_includes(list(directives), elsewhere, angle=True):
-        if language_of(header) is not None or "." not in header.rsplit("/", 1)[-1]:
+        # A name porter reads as C/C++/CUDA is scanned as such already; any other (`kern.txt`, `kern.json`,
+        # `kern.py`: the compiler reads it as C++ whatever porter's language for it) is followed. An extensionless
+        # angle name (`<vector>`) is the toolchain's; an extensionless quoted one (`"kernels"`) is followed only to
+        # a file in the tree (_included_unlisted lists no unseen for it: `"Eigen/Core"` on an include path).
+        if language_of(header) == "cuda" or "." not in header.rsplit("/", 1)[-1] and (n, header) not in quoted:
             continue
         parts = path.split("/")[:-1]
         dirs = ["/".join(parts[:i]) + "/x" if i else "x" for i in range(len(parts), -1, -1)]
@@ -759,7 +837,9 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
     repository's size) when one is given."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
-    discovery_skips = found.skipped if only is None else tuple(s for s in found.skipped if s.path in only)
+    # with `only`, the discovery skips of those paths, and the files a discovery did not keep (whichever they are)
+    discovery_skips = found.skipped if only is None else tuple(
+        s for s in found.skipped if s.path in only or s.reason.startswith(NOT_KEPT_FILES))
     skipped = sorted(set(discovery_skips) | {r.skipped for r in results if r.skipped is not None})
     found_here = sorted(f for r in results for f in r.findings)
     if any(f.rule in refine_standard.CXX17_RULES and f.severity > Severity.INFO for f in found_here):

@@ -178,6 +178,8 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.budget", "_limit_memory", "open"): "the worker's own /proc/self/status",
     ("porter.budget", "_resident_bytes", "open"): "/proc/PID/statm of a worker porter has just forked",
     ("porter.cache", "installation_secret", "os.open"): "the per-installation key in the user's cache directory",
+    ("porter.source.read", "WorkTree.names_under", "os.scandir"): "a build file's glob (CMake file(GLOB), a Make "
+    "pattern rule) resolved under the scanned root: names only, no symlink entered, realpath checked inside the root",
     ("porter.source.discover", "_walk_files", "os.scandir"): "discovery's own walk of the scanned root: names only, "
                                                              "symlinked directories listed, never entered; every "
                                                              "read of what it lists goes through porter.contain",

@@ -159,8 +159,12 @@ _STATUS_WORDS = _Words({m: str(m) for m in Status})
 UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
                             r"^parser process died|^porter failed on this file \(internal error|"
                             r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer|"
-                            r"^not kept: past [\d,]+ findings|failed \(internal error|^git submodule this change adds|"
-                            r"^#include of .* names a file with no source language that is not beside it")
+                            r"^not kept: past [\d,]+ findings|^not kept: past [\d,]+ files to scan|"
+                            r"failed \(internal error|^git submodule this change adds|"
+                            r"^#include of .* names a file with no source language that is not beside it|"
+                            r"^the build compiles as CUDA .*, which porter cannot resolve$|"
+                            r"^a CMake file\(GLOB\) of .* compiled as CUDA lists more than|"
+                            r"^C/C\+\+/CUDA file a \.gitignore of the tree \(not a git checkout\) ignores")
 
 
 @dataclass(frozen=True, order=True)

@@ -354,9 +354,77 @@ def as_compiled(data: bytes) -> bytes:
     if b"\0" in data:
         data = data.replace(b"\0", b" ")
     data = lone_cr_as_lf(data)
-    if b"\\" not in data or not _splits_a_run(data):
+    if b"\\" in data and _splits_a_run(data):
+        data = _SPLIT_RUN.sub(_splices_last, data)
+    return pasted_names(data) if b"##" in data else data
+
+
+# Token pasting that builds a CUDA-only name from plain identifiers (`#define CAT(a,b) a##b`, `#define W(x) CAT(__,x)`,
+# then `W(shfl_xor_sync)(...)`, `CAT(a,sm) volatile(...)`): no CUDA name is written, so no rule saw one. A use of a
+# macro whose whole body is such a paste (directly or through one more paste macro), with identifier arguments, is
+# read as the name it pastes - written over the use, padded with spaces (same length, same lines) - when that name
+# starts like CUDA's (`__`, `cuda`, `cu`, `warp`) or is `asm`, and fits in the use. Only the file's own macros.
+_DEFINE = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)\n]*)\))?[ \t]*((?:[^\n\\]|\\.)*)")
+_PASTE_OPERANDS = re.compile(rb"^\s*(\w+)(?:\s*##\s*\w+)+\s*$")
+_PASTE_USE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*\(([^()\n]*)\)\s*$")
+_CUDA_START = (b"__", b"cuda", b"cu", b"warp")
+# `cuda`/`cu` only where the use wrote it (`CAT(cuda, Free)`): a vendor-prefix macro whose body holds it
+# (`#define GPU_PREFIX(x) cuda##x`, with a ROCm twin `hip##x`) is how dual code spells runtime names, and API012
+# judges those pastes by the macro's use, which a rewrite would hide.
+_VENDOR_START = (b"cuda", b"cu")
+_IDENT = re.compile(rb"[A-Za-z_]\w*|")
+MAX_PASTE_MACROS = 256
+
+
+def pasted_names(data: bytes) -> bytes:
+    """`data` with each use of a pasting macro that builds a CUDA-looking name read as that name (see above)."""
+    templates: dict[bytes, tuple[tuple[bytes, ...], tuple[tuple[bool, bytes], ...]]] = {}
+    defines = []
+    for m in _DEFINE.finditer(data):
+        params = tuple(p.strip() for p in m.group(3).split(b",")) if m.group(2) else ()
+        defines.append((m.start(), m.end(), params, m.group(1), m.group(4), m.end(1)))
+        if len(defines) > MAX_PASTE_MACROS * 16:
+            break
+    for _ in range(3):  # a paste macro, one through it, one through that
+        for _, _, params, name, body, _ in defines:
+            if name in templates or len(templates) >= MAX_PASTE_MACROS:
+                continue
+            if _PASTE_OPERANDS.match(body):
+                ops = [o.strip() for o in body.split(b"##")]
+                templates[name] = (params, tuple((o in params, o) for o in ops))
+            elif (u := _PASTE_USE.match(body)) is not None and u.group(1) in templates:
+                inner_params, inner = templates[u.group(1)]
+                args = [a.strip() for a in u.group(2).split(b",")]
+                if len(args) != len(inner_params) or not all(_IDENT.fullmatch(a) for a in args):
+                    continue
+                bound = dict(zip(inner_params, args))
+                templates[name] = (params, tuple(
+                    (bound[o] in params, bound[o]) if is_param else (False, o) for is_param, o in inner))
+    if not templates:
         return data
-    return _SPLIT_RUN.sub(_splices_last, data)
+    names = b"|".join(re.escape(n) for n in sorted(templates, key=len, reverse=True))
+    use = re.compile(rb"\b(" + names + rb")\b(?:[ \t]*\(([^()\n]*)\))?")
+    out = bytearray(data)
+    starts = [d[0] for d in defines]
+    for m in use.finditer(data):
+        params, ops = templates[m.group(1)]
+        if bool(params) != (m.group(2) is not None):
+            continue
+        args = [a.strip() for a in m.group(2).split(b",")] if params else []
+        if len(args) != len(params) or not all(_IDENT.fullmatch(a) for a in args):
+            continue
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and defines[i][0] <= m.start() < defines[i][1] and (
+                m.start() < defines[i][5] or any(a in defines[i][2] for a in args)):
+            continue  # the macro's own name being defined, or a use that pastes the enclosing macro's parameters
+        bound = dict(zip(params, args))
+        pasted = b"".join(bound[o] if is_param else o for is_param, o in ops)
+        if pasted.startswith(_VENDOR_START) and not ops[0][0]:
+            continue
+        if (pasted.startswith(_CUDA_START) or pasted == b"asm") and _IDENT.fullmatch(pasted) \
+                and len(pasted) <= m.end() - m.start():
+            out[m.start():m.end()] = pasted + b" " * (m.end() - m.start() - len(pasted))
+    return bytes(out)
 
 
 def directives(data: bytes) -> list[Directive]:

@@ -18,8 +18,9 @@ from porter.contain import Unreadable, read_bytes
 from porter.errors import UsageError
 from porter.model import Skipped
 from porter.source import git
-from porter.source.discover import (Candidate, Discovery, another_alias, discover, inside_git, language_of, printable,
-                                    selected, shown_path)
+from porter.source import discover as discovery
+from porter.source.discover import (Candidate, Discovery, another_alias, discover, files_not_kept,
+                                    inside_git, language_of, printable, selected, shown_path)
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -75,6 +76,38 @@ class WorkTree:
                 out.append(Candidate(rel, root / rel, "cuda"))
         return tuple(out)
 
+    def names_under(self, directory: str, recursive: bool, limit: int) -> list[str] | None:
+        """The regular files' paths under `directory` (relative to the root; recursive or not), relative to it,
+        for a build file's glob (porter.pipeline._resolved_build_sources); None past `limit` entries. Never enters a
+        symlink, version control's directories, or anything outside the root."""
+        if not os.path.isdir(self.root):
+            return []
+        root = self.real_root
+        top = os.path.realpath(os.path.join(root, directory)) if directory else root
+        if top != root and not top.startswith(root + os.sep):
+            return []
+        out: list[str] = []
+        seen = 0
+        stack = [""]
+        while stack:
+            rel = stack.pop()
+            try:
+                with os.scandir(os.path.join(top, rel) if rel else top) as it:
+                    entries = sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False))
+                                     for e in it)
+            except OSError:
+                continue
+            for name, is_dir, is_file in entries:
+                seen += 1
+                if seen > limit:
+                    return None
+                path = f"{rel}/{name}" if rel else name
+                if is_dir and recursive and name not in _VCS_DIRS:
+                    stack.append(path)
+                elif is_file:
+                    out.append(shown_path(path))
+        return sorted(out)
+
     def head(self, c: Candidate, limit: int) -> tuple[bytes, int]:
         """The first `limit` bytes and the whole size (binary artefacts are examined, never loaded whole)."""
         return read_bytes(c.abspath, limit, root=self.real_root, truncate=True), _size(c.abspath)
@@ -127,7 +160,8 @@ class GitTree:
         skipped: list[Skipped] = []
         links: list[tuple[str, bytes, bytes, str]] = []
         strip = len(self.subdir.rstrip("/")) + 1 if self.subdir else 0
-        for record in out.split(b"\0"):
+        more = 0  # entries past discovery.MAX_FILES
+        for record, end in _records(out):  # not out.split(): a list of a million records is itself ~100 MiB
             if not record:
                 continue
             meta, _, raw_path = record.partition(b"\t")
@@ -149,6 +183,9 @@ class GitTree:
             elif kind == b"blob" and not size.isdigit():
                 # ls-tree prints no size for an object the repository lacks (a partial clone, a damaged mirror)
                 skipped.append(Skipped(rel, "blob missing from the repository (partial clone?): not read"))
+            elif kind == b"blob" and len(files) >= discovery.MAX_FILES:
+                more = out.count(b"\0", end) + (not out.endswith(b"\0"))  # this entry and the rest, not parsed
+                break
             elif kind == b"blob":
                 files.append(Candidate(rel, Path(os.fsdecode(raw_path)), lang, blob=blob.decode("ascii"),
                                        size=int(size)))
@@ -165,6 +202,8 @@ class GitTree:
                     target, target_blob, size = got
                     files.append(Candidate(rel, Path(os.fsdecode(target)), lang, blob=target_blob, size=size,
                                            target=shown_path(os.fsdecode(target)[strip:])))
+        if more:
+            skipped.append(files_not_kept(more, files[-1].path))
         files.sort(key=lambda c: c.path)
         return Discovery(self.repo, tuple(files), tuple(sorted(skipped)), True)
 
@@ -256,6 +295,25 @@ class GitTree:
                                      size=int(fields[3])))
         return tuple(sorted(out, key=lambda c: c.path))
 
+    def names_under(self, directory: str, recursive: bool, limit: int) -> list[str] | None:
+        """As WorkTree.names_under, from the commit's tree: its regular blobs under `directory`."""
+        base = self.subdir.strip("/") + "/" if self.subdir.strip("/") else ""
+        where = base + directory.strip("/") + "/" if directory.strip("/") else base
+        args = ["--literal-pathspecs", "ls-tree", "-z", "--full-tree", *(["-r"] if recursive else []), self.commit]
+        try:
+            listed = git.run(self.repo, *args, *(["--", where] if where else []))
+        except git.GitError:
+            return []
+        out: list[str] = []
+        for n, record in enumerate(listed.split(b"\0")):
+            if n >= limit:
+                return None
+            meta, _, raw_path = record.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[0] in (b"100644", b"100755") and not git_refuses(raw_path):
+                out.append(shown_path(os.fsdecode(raw_path)[len(where):]))
+        return sorted(out)
+
     def read(self, c: Candidate, limit: int) -> bytes:
         if c.size is not None and c.size > limit:
             raise SourceReadError(f"file is {c.size / 1048576:.1f} MiB, over the {limit / 1048576:.0f} MiB limit")
@@ -303,6 +361,17 @@ def git_refuses(raw: bytes) -> bool:
     `../../x.cu` as a scanned file's name led a pull-request comment's line link into another repository and a
     SARIF location out of %SRCROOT%."""
     return any(part in (b"", b".", b"..") or part.lower() == b".git" for part in raw.split(b"/"))
+
+
+def _records(out: bytes) -> Iterable[tuple[bytes, int]]:
+    """The NUL-separated records of git's -z output, one at a time, each with where it ends."""
+    start = 0
+    while start < len(out):
+        end = out.find(b"\0", start)
+        if end < 0:
+            end = len(out)
+        yield out[start:end], end
+        start = end + 1
 
 
 def _includable(paths: Iterable[str], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[str]:
