@@ -61,7 +61,8 @@ def test_the_isolated_diff_reads_its_guards_from_what_the_scan_read(tmp_path, mo
     ptx = 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));'
     repo = make_repo(tmp_path / "r", {"k.cu": "__global__ void k(int *a) { a[threadIdx.x] = 0; }\n"})
     base = git(repo, "rev-parse", "HEAD").strip()
-    for name, body in (("empty_arm.cu", f"#ifdef USE_ROCM\n#else\n  {ptx}\n#endif"),
+    # (a guard with no ROCm arm: session 27's nua made an empty ROCm arm no evidence even without --isolated)
+    for name, body in (("no_arm.cu", f"#ifndef USE_ROCM\n  {ptx}\n#endif"),
                        ("real_arm.cu", f"#ifdef USE_ROCM\n  l = __lane_id();\n#else\n  {ptx}\n#endif")):
         (repo / name).write_text(f"__device__ int lane() {{\n  int l;\n{body}\n  return l;\n}}\n")
     git(repo, "add", "-A")
@@ -80,8 +81,8 @@ def test_the_isolated_diff_reads_its_guards_from_what_the_scan_read(tmp_path, mo
     monkeypatch.setattr(changes, "read_at", counted_read_at)
     done = run_diff(repo, Settings(jobs=1, cache_dir=None, targets=("mi300x",)), new_since=base, isolated=True)
     assert sorted((f.path, f.status.value) for f in done.result.findings if f.rule == "DEV001") == [
-        ("empty_arm.cu", "open"), ("real_arm.cu", "handled")]
-    assert done.diff is not None and [f.path for f in done.diff.reopened if f.rule == "DEV001"] == ["empty_arm.cu"]
+        ("no_arm.cu", "open"), ("real_arm.cu", "handled")]
+    assert done.diff is not None and [f.path for f in done.diff.reopened if f.rule == "DEV001"] == ["no_arm.cu"]
     assert not log.exists()  # both guarded files came from the scan's Held
 
 
