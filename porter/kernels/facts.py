@@ -167,6 +167,16 @@ def followed_call(name: str) -> bool:
 
 
 
+# A function-like macro's definition (name, parameters, body) and the calls in a body: a name before `(`, maybe with
+# a template argument list between (`dev_sort<T, V>(a, b)`). Keywords and casts that read like calls are not.
+_FUNCTION_LIKE_MACRO = re.compile(r"([A-Za-z_]\w*)\(([^()]*)\)(.*)", re.S)
+_MACRO_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;{}()<>]*>\s*)?\(")
+_NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype", "do",
+                        "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "defined", "asm",
+                        "__asm__", "volatile"})
+_MACRO_CALLS_MAX = 256  # names one macro may reach through others (a budget on a macro web)
+
+
 class FileContext(SharedMemoryMeasure, LaunchMeasure):
     """Per-file state shared by its kernels: constants, functions by name, launches, host-function locals."""
 
@@ -467,12 +477,45 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         while todo:
             cur = todo.pop()
             walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
-            for name in walk.calls:
+            macros = self.macro_calls
+            for name in [n for c in walk.calls for n in ((c,) + macros.get(c, ()))]:
                 for f in self.by_name.get(name, ()):
                     if f.start_byte not in seen and f.start_byte != fn.start_byte and not self._host_launcher(f):
                         seen[f.start_byte] = f
                         todo.append(f)
         return sorted(seen.values(), key=lambda f: f.start_byte)
+
+    @functools.cached_property
+    def macro_calls(self) -> dict[str, tuple[str, ...]]:
+        """The names each function-like macro of the file calls in its body, through the file's other
+        function-like macros (issue 27 class 2): `#define SWAP_OP(i, j) dev_sort<T, V>(buf[i], buf[j])` invoked in a
+        device function is a call of `dev_sort` once preprocessed, so libSGM's median kernel reaches the
+        `__vcmpgtu4` of `dev_sort<uint32_t, 4>` only through it. A macro defined several times (per build) calls
+        what any of its definitions call; the macro's parameters are no calls."""
+        if b"#" not in self.sf.data or b"define" not in self.sf.data:
+            return {}
+        from porter.source.preprocessor import preprocessed
+
+        direct: dict[str, set[str]] = {}
+        for d in preprocessed(self.sf).directives:
+            m = _FUNCTION_LIKE_MACRO.match(d.text) if d.kind == "define" else None
+            if m is None:
+                continue
+            params = {p.strip() for p in m.group(2).split(",")}
+            names = {c for c in _MACRO_CALL.findall(m.group(3)) if c not in params and c not in _NOT_CALLS}
+            direct.setdefault(m.group(1), set()).update(names)
+        out: dict[str, tuple[str, ...]] = {}
+        for name in direct:
+            seen: set[str] = set()
+            todo = [name]
+            while todo and len(seen) < _MACRO_CALLS_MAX:
+                for c in direct.get(todo.pop(), ()):
+                    if c not in seen and c != name:
+                        seen.add(c)
+                        todo.append(c)
+            if seen:
+                out[name] = tuple(sorted(seen))
+        return out
 
     def _host_launcher(self, fn: Function) -> bool:
         """Whether `fn` is host code device code cannot call: not declared `__device__` and holding a `<<<...>>>`
