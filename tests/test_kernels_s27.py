@@ -44,3 +44,37 @@ def test_a_kernel_reaches_device_functions_called_only_in_a_macro_body(macro_cal
     k = macro_calls["bump"]
     assert [(d.name, d.line) for d in k.facts.device_functions] == [("plain", 12)]
     assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
+
+
+DEV002 = ("__ballot_sync gets the 32-bit mask 0xffffffff: on a 64-lane wavefront it names lanes 0-31 only, and HIP's "
+          "*_sync intrinsics require a 64-bit mask type.")
+DEV003 = ("The 64-bit result of __ballot_sync is truncated to 32 bits here (unsigned): lanes 32-63 of a wave64 "
+          "wavefront are lost.")
+
+
+@pytest.fixture(scope="module")
+def alt_bodies():
+    result = run(BASE / "alt_bodies", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    return {k.name: k for k in result.kernels}
+
+
+def test_alternative_bodies_are_found_as_spans_of_the_kept_arm_and_the_group():
+    """bodies.cu: the group of lines 3-15 follows count_positive's head; the kept arm is the first (SERIAL_DEBUG is
+    not known false), body lines 4-6, and the group's last line before `#endif` is 14."""
+    from porter.source.preprocessor import alternative_body_spans
+
+    data = (BASE / "alt_bodies" / "bodies.cu").read_bytes()
+    assert alternative_body_spans(data) == ((4, 6, 14),)
+
+
+def test_a_kernel_with_alternative_bodies_runs_to_the_endif_and_counts_the_other_arm(alt_bodies):
+    """count_positive's extent is lines 2-14 (the parser saw the body of lines 4-6 only): the open __ballot_sync
+    with a 32-bit mask stored in `unsigned` on line 11 (DEV002, DEV003, high) is in it, so it is fix on wave64 (ok on
+    wave32, where the findings say nothing). fill (17) starts after the group: ok."""
+    k = alt_bodies["count_positive"]
+    assert (k.line, k.end_line) == (2, 14)
+    fix = ("fix", (("DEV002", DEV002, (11,)), ("DEV003", DEV003, (11,))))
+    assert verdicts(k) == {"mi300x": fix, "mi355x": fix, "mi455x": ("ok", ())}
+    k = alt_bodies["fill"]
+    assert (k.line, k.end_line) == (17, 17)
+    assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}

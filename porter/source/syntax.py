@@ -273,6 +273,10 @@ class SyntaxIndex:
         # `#if 1` read fix), while the findings on those lines were already dropped (porter.match.refine).
         dead = (preprocessor.preprocessed(sf).dead
                 if sf.language == "cuda" and preprocessor.may_hold_directives(sf.data) else frozenset())
+        # A kernel whose bodies are the arms of one `#if` group after its head (preprocessor.alternative_body_spans)
+        # ends at the group's `#endif`, not at the end of the arm the parser was given.
+        alternatives = (preprocessor.alternative_body_spans(sf.data)
+                        if sf.language == "cuda" and preprocessor.may_hold_directives(sf.data) else ())
         for f in sf.functions:
             if not f.is_kernel or f.start_line in dead:
                 continue
@@ -285,7 +289,11 @@ class SyntaxIndex:
             for c in f.node.children:
                 if c.type == "launch_bounds":
                     bounds = tuple(n.text.decode("utf-8", "replace") for n in c.named_children)
-            kernel = Kernel(sf.path, start_line, f.end_line, f.name, f.qualified_name, is_template, f.via_macro, bounds)
+            end_line = f.end_line
+            for first, last, end in alternatives:
+                if f.start_line < first <= f.end_line <= last:
+                    end_line = max(end_line, end)  # the other bodies after the kept one are the kernel's too
+            kernel = Kernel(sf.path, start_line, end_line, f.name, f.qualified_name, is_template, f.via_macro, bounds)
             out.append((kernel, f))
         return tuple(out)
 
