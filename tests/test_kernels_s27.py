@@ -27,24 +27,31 @@ def macro_calls():
 
 def test_a_macro_calls_what_its_body_calls_through_the_files_other_macros():
     """sort.cu: PAIR calls cswap (its parameters i, j are no calls), NET3 calls PAIR and through it cswap, BUMP
-    calls plain."""
+    calls plain; a macro's bodies include those of the macros it calls."""
     path = BASE / "macro_calls" / "sort.cu"
     sf = parse("sort.cu", "cuda", path.read_bytes())  # kept: the context holds the file weakly
-    assert FileContext(sf).macro_calls == {"PAIR": ("cswap",), "NET3": ("PAIR", "cswap"), "BUMP": ("plain",)}
+    ctx = FileContext(sf)
+    assert ctx.macro_calls == {"PAIR": ("cswap",), "NET3": ("PAIR", "cswap"), "BUMP": ("plain",)}
+    assert ctx.macro_bodies == {"PAIR": ("cswap<T, V>(b[i], b[j])",),
+                                "NET3": ("PAIR(0, 1); PAIR(1, 2)", "cswap<T, V>(b[i], b[j])"), "BUMP": ("plain(x)",)}
 
 
 def test_a_kernel_reaches_device_functions_called_only_in_a_macro_body(macro_calls):
-    """net_packed (line 11) calls net<unsigned, 4> (8-10), whose body is NET3() -> PAIR(...) -> cswap<T, V>: both
-    cswap specialisations (lines 3, 4) are its device functions, and the open __vcmpgtu4 (API002, high) on line 3
-    makes it fix on every target. bump (14) reaches plain (12) through BUMP: ok, plain has nothing to port."""
+    """net_packed (line 11) calls net<unsigned, 4> (8-10), whose body is NET3() -> PAIR(...) -> cswap<T, V>, which
+    with T = unsigned and V = 4 is the primary cswap (3) or the specialization cswap<unsigned, 4> (4): the open
+    __vcmpgtu4 (API002, high) on line 4 makes it fix on every target. net_scalar (12) calls net(b): V keeps its
+    default 1, which selects no `<unsigned, 4>`, so only the primary cswap is reached: ok. bump (15) reaches plain
+    (13) through BUMP: ok, plain has nothing to port."""
     k = macro_calls["net_packed"]
     assert [(d.name, d.line, d.end_line) for d in k.facts.device_functions] == [
         ("cswap", 3, 3), ("cswap", 4, 4), ("net", 8, 10)]
-    assert verdicts(k) == {t: ("fix", (("API002", API002, (3,)),)) for t in TARGETS}
-    k = macro_calls["bump"]
-    assert [(d.name, d.line) for d in k.facts.device_functions] == [("plain", 12)]
+    assert verdicts(k) == {t: ("fix", (("API002", API002, (4,)),)) for t in TARGETS}
+    k = macro_calls["net_scalar"]
+    assert [(d.name, d.line) for d in k.facts.device_functions] == [("cswap", 3), ("net", 8)]
     assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
-
+    k = macro_calls["bump"]
+    assert [(d.name, d.line) for d in k.facts.device_functions] == [("plain", 13)]
+    assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
 
 DEV002 = ("__ballot_sync gets the 32-bit mask 0xffffffff: on a 64-lane wavefront it names lanes 0-31 only, and HIP's "
           "*_sync intrinsics require a 64-bit mask type.")
