@@ -99,3 +99,34 @@ def test_a_block_already_partial_in_nvidia_warps_retunes_only_below_the_wave():
         retune = ("retune", (("block-not-wave-multiple", f"block of {threads} threads is not a multiple of 64",
                               (line,)),))
         assert verdicts(k[name]) == {"mi300x": retune, "mi355x": retune, "mi455x": ("ok", ())}, name
+
+
+def test_the_scan_deduces_a_functor_kernels_class_from_a_launch_passing_this():
+    """layer.cuh:10 `layer<<<n, BLOCK>>>((*this))` in LayerKernel::launch gives the launch the template argument
+    list `<LayerKernel>` (the kernel template's parameter is deduced from `*this`); a launch passing anything else
+    gets none."""
+    from porter.source import syntax
+
+    sf = parse("layer.cuh", "cuda", (BASE / "functor" / "layer.cuh").read_bytes())
+    assert [(l.kernel, l.line, l.template_arguments) for l in syntax.launches(sf)] == [("layer", 10, "<LayerKernel>")]
+    sf = parse("k.cu", "cuda", b"struct S { void go(S* p) { k<<<1, 64>>>(*p); } };\n")
+    assert [(l.kernel, l.template_arguments) for l in syntax.launches(sf)] == [("k", None)]
+
+
+def test_a_functor_kernel_runs_the_operator_of_the_class_that_launches_it():
+    """layer.cu: `kernel()` on the parameter `const T kernel` (line 8) is T::operator(), bound by the launch to
+    LayerKernel::operator() (defined outside its class, lines 12-17), whose `C cache(keys)` is a Cache (a local
+    alias; a parser reads the line as a function declaration) and whose cache.fetch (cache.cuh:6) stores a 32-bit
+    __ballot_sync with a 32-bit mask: fix on every target, via that chain. trampoline (plain.cu), which no launch
+    binds, calls nothing porter can follow: ok."""
+    result = run(BASE / "functor", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
+    k = {x.name: x for x in result.kernels}
+    via = "; via LayerKernel::operator() → Cache.fetch (cache.cuh:6)"
+    wave64 = ("fix", (("wave64-ballot-32bit", "__ballot_sync stored in `unsigned` drops lanes 32-63" + via, (8,)),
+                      ("wave64-full-mask", "0xffffffff mask in 1 warp operation(s) covers 32 of 64 lanes" + via,
+                       (8,))))
+    wave32 = ("fix", (("mask-32bit-type", "1 *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long"
+                       + via, (8,)),))
+    assert verdicts(k["layer"]) == {"mi300x": wave64, "mi355x": wave64, "mi455x": wave32}
+    assert [h.chain for h in k["layer"].facts.helpers] == [("LayerKernel::operator()", "Cache.fetch")]
+    assert verdicts(k["trampoline"]) == {t: ("ok", ()) for t in TARGETS}

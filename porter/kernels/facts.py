@@ -156,9 +156,10 @@ def owning_class(fn: Function) -> str | None:
 
 
 def member_name(fn: Function) -> str:
-    """A helper's name as calls reach it: `Cls::operator()` for a call operator defined in a class body (two
-    classes' operators are two helpers, not overloads of one), else the function's name."""
-    cls = enclosing_class(fn.node) if fn.name == OPERATOR else None
+    """A helper's name as calls reach it: `Cls::operator()` for a call operator of a class, defined in its body or
+    outside it (`MergeKernel<K, V>::operator()() const {...}`) (two classes' operators are two helpers, not overloads
+    of one), else the function's name."""
+    cls = owning_class(fn) if fn.name == OPERATOR else None
     return member_key(cls, OPERATOR) if cls is not None else fn.name
 
 
@@ -510,6 +511,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
                 # in `defined` but not among its other functions, `by_name`) is followed.
                 own = name in self.defined and not (text != name and name not in self.by_name)
+                # `T::operator()` (a call on a parameter of template type T) is this file's only when a class of
+                # this file is T's binding: the file defining some other class's operator() does not make it so
+                if text.endswith("::" + OPERATOR):
+                    own = text in self.by_name
                 # a member call on a typed object (`Surface.get`) whose class this file defines is a same-file callee
                 own = own or ("." in name and name in self.by_name)
                 # `WarpReduce<>::atomicMax(v, p)` (hornet's xlib) is a member of the project's own type, not CUDA's
