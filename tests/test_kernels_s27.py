@@ -87,20 +87,6 @@ def test_a_kernel_with_alternative_bodies_runs_to_the_endif_and_counts_the_other
     assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
 
 
-def test_a_block_already_partial_in_nvidia_warps_retunes_only_below_the_wave():
-    """tiles.cu: a 20 x 20 = 400-thread tile left a partial warp on NVIDIA and fills six waves64: ok everywhere (the
-    last wave is partly idle as its last warp was; heldout34's kfusion renderNormals). 9 x 32 = 288 threads were
-    9 full warps and leave half a wave64 idle: retune on wave64 only. 48 and 20 threads are below a wave64: retune
-    there; on wave32 they idle the lanes they idled in CUDA: ok."""
-    result = run(BASE / "partial_warps", Settings(jobs=1, cache_dir=None, targets=TARGETS)).result
-    k = {x.name: x for x in result.kernels}
-    assert verdicts(k["tile400"]) == {t: ("ok", ()) for t in TARGETS}
-    for name, threads, line in (("rows288", 288, 8), ("small48", 48, 9), ("tiny20", 20, 10)):
-        retune = ("retune", (("block-not-wave-multiple", f"block of {threads} threads is not a multiple of 64",
-                              (line,)),))
-        assert verdicts(k[name]) == {"mi300x": retune, "mi355x": retune, "mi455x": ("ok", ())}, name
-
-
 def test_the_scan_deduces_a_functor_kernels_class_from_a_launch_passing_this():
     """layer.cuh:10 `layer<<<n, BLOCK>>>((*this))` in LayerKernel::launch gives the launch the template argument
     list `<LayerKernel>` (the kernel template's parameter is deduced from `*this`); a launch passing anything else

@@ -571,14 +571,8 @@ NVIDIA_WARP = 32  # the warp width every CUDA block size was chosen against
 
 def _wider_than_warps(threads: int, wave: int) -> bool:
     """Whether a block leaves a partial wave on this target that it did not leave in NVIDIA's warps: not a multiple
-    of the wave, unless it already left a partial warp on NVIDIA (not a multiple of 32) and either the wave is no
-    wider than a warp (the same lanes idle as in CUDA) or the block fills at least one wave (a 20 x 20 = 400-thread
-    tile: its last wave is partly idle as its last warp was, by the author's choice of tile, judged ok in heldout34;
-    a 288-thread block, 9 full warps, still leaves half a wave64 idle that CUDA never had). A block smaller than the
-    wave still retunes on a wider wave (issue 27 convention)."""
-    if threads % wave == 0:
-        return False
-    return not (threads % NVIDIA_WARP != 0 and (wave <= NVIDIA_WARP or threads >= wave))
+    of the wave, unless it is smaller than a warp on a target whose wave is no wider than a warp."""
+    return threads % wave != 0 and not (threads < NVIDIA_WARP and wave <= NVIDIA_WARP)
 
 
 def _grid_checks(facts: KernelFacts, target, add: Add) -> None:
