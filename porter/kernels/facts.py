@@ -258,6 +258,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
+        self._template_call_memo: dict[tuple[int, str, frozenset[str]], list[list[str]]] = {}  # (_template_calls)
         self._declared: dict[int, frozenset[str]] = {}  # by the function's start: its parameters' and variables' names
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
@@ -573,16 +574,21 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                         todo.append((f, bound))
         return sorted(seen.values(), key=lambda f: f.start_byte)
 
-    def _template_calls(self, cur: Function, name: str, called: Iterable[str]) -> list[list[str]]:
+    def _template_calls(self, cur: Function, name: str, called: set[str] | frozenset[str]) -> list[list[str]]:
         """The explicit template argument lists (empty when none) of each call of `name` in `cur`'s body, and in
         the bodies of the same-file macros `cur` invokes."""
+        memo = (cur.start_byte, name, frozenset(called))
+        found = self._template_call_memo.get(memo)
+        if found is not None:
+            return found
         short = re.escape(name.rsplit(".", 1)[-1].rsplit("::", 1)[-1])
         pattern = re.compile(r"\b" + short + r"\s*(?:<([^;{}()]*)>)?\s*\(")
         texts = [self.sf.code[cur.start_byte:cur.end_byte].decode("utf-8", "replace")]
         bodies = self.macro_bodies
         texts.extend(b for c in called for b in bodies.get(c, ()))
-        return [split_template_arguments(m.group(1)) if m.group(1) is not None else []
-                for t in texts for m in pattern.finditer(t)]
+        found = self._template_call_memo[memo] = [split_template_arguments(m.group(1)) if m.group(1) is not None
+                                                  else [] for t in texts for m in pattern.finditer(t)]
+        return found
 
     @functools.cached_property
     def macro_calls(self) -> dict[str, tuple[str, ...]]:
