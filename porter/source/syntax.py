@@ -449,9 +449,14 @@ def _this_class(sf: SourceFile, call: ts.Node) -> str | None:
     f = sf.enclosing(call.start_byte)
     if f is None:
         return None
-    from porter.kernels.facts import owning_class  # (kernel analysis imports this module)
+    from porter.kernels.member_calls import enclosing_class, enclosing_scope
 
-    cls = owning_class(f)
+    # the class whose body holds the member function, or the one an out-of-class definition names (`S::launch`), as
+    # porter.kernels.facts.owning_class reads it
+    cls = enclosing_class(f.node)
+    if cls is None:
+        scope = enclosing_scope(f.node)
+        cls = scope[1] if scope[:1] == ("scoped",) else None
     return f"<{cls}>" if cls else None
 
 
