@@ -116,3 +116,12 @@ def test_a_functor_kernel_runs_the_operator_of_the_class_that_launches_it():
     assert verdicts(k["layer"]) == {"mi300x": wave64, "mi355x": wave64, "mi455x": wave32}
     assert [h.chain for h in k["layer"].facts.helpers] == [("LayerKernel::operator()", "Cache.fetch")]
     assert verdicts(k["trampoline"]) == {t: ("ok", ()) for t in TARGETS}
+    # local.cu: the launch `run_local<<<4, 256>>>(*this)` in the out-of-class Flag::launch (line 12) of the kernel's
+    # own file binds K to Flag, whose operator() (line 4) stores a 32-bit ballot
+    via = "; via Flag::operator() (local.cu:4)"
+    wave64 = ("fix", (("wave64-ballot-32bit", "__ballot_sync stored in `unsigned` drops lanes 32-63" + via, (11,)),
+                      ("wave64-full-mask", "0xffffffff mask in 1 warp operation(s) covers 32 of 64 lanes" + via,
+                       (11,))))
+    wave32 = ("fix", (("mask-32bit-type", "1 *_sync call(s) pass a 32-bit mask type; HIP needs unsigned long long"
+                       + via, (11,)),))
+    assert verdicts(k["run_local"]) == {"mi300x": wave64, "mi355x": wave64, "mi455x": wave32}
