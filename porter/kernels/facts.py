@@ -20,11 +20,11 @@ import functools
 import itertools
 import re
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import tree_sitter as ts
 
-from porter.kernels.constfold import Constants, build_constants, fold
+from porter.kernels.constfold import Constants, build_constants, fold, split_template_arguments
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
                                             member_callees, name_offsets, name_pattern, overlapping, own_member,
                                             restrict_on_value, walked_types)
@@ -159,15 +159,80 @@ def owning_class(fn: Function) -> str | None:
 
 
 def member_name(fn: Function) -> str:
-    """A helper's name as calls reach it: `Cls::operator()` for a call operator defined in a class body (two
-    classes' operators are two helpers, not overloads of one), else the function's name."""
-    cls = enclosing_class(fn.node) if fn.name == OPERATOR else None
+    """A helper's name as calls reach it: `Cls::operator()` for a call operator of a class, defined in its body or
+    outside it (`MergeKernel<K, V>::operator()() const {...}`) (two classes' operators are two helpers, not overloads
+    of one), else the function's name."""
+    cls = owning_class(fn) if fn.name == OPERATOR else None
     return member_key(cls, OPERATOR) if cls is not None else fn.name
 
 
 def followed_call(name: str) -> bool:
     return not name.startswith("__") and name not in WARP_OPS and not _CUDA_ATOMIC.match(name)
 
+
+
+# A function-like macro's definition (name, parameters, body) and the calls in a body: a name before `(`, maybe with
+# a template argument list between (`dev_sort<T, V>(a, b)`). Keywords and casts that read like calls are not.
+_FUNCTION_LIKE_MACRO = re.compile(r"([A-Za-z_]\w*)\(([^()]*)\)(.*)", re.S)
+_MACRO_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;{}()<>]*>\s*)?\(")
+_NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype", "do",
+                        "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "defined", "asm",
+                        "__asm__", "volatile"})
+_MACRO_CALLS_MAX = 256  # names one macro may reach through others (a budget on a macro web)
+_CALLEE_VISITS = 4096  # (function, template binding) pairs one kernel's callee walk visits at most
+_INTEGER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _specialization_arguments(f: Function) -> list[str] | None:
+    """The template arguments of an explicit specialization (`template <> f<uint32_t, 4>(...)`), else None."""
+    parent = f.node.parent
+    if parent is None or parent.type != "template_declaration" or template_params(f.node):
+        return None
+    name = f.qualified_name
+    if "<" not in name or not name.endswith(">"):
+        return None
+    return split_template_arguments(name[name.index("<") + 1:-1])
+
+
+def _defaults(cands: Iterable[Function]) -> list[str | None]:
+    """The default arguments of the primary template among `cands` (None where a parameter has none)."""
+    for f in cands:
+        params = template_params(f.node)
+        if params and _specialization_arguments(f) is None:
+            return [p.text.split("=", 1)[1].strip() if "=" in p.text else None for p in params]
+    return []
+
+
+def _resolve_arguments(args: list[str], env: dict[str, str], cands: Iterable[Function]) -> list[str | None]:
+    """A call's template arguments with the caller's bound parameters replaced (None: not known here) and the
+    positions it leaves out filled by the primary template's defaults."""
+    out: list[str | None] = [env.get(a.strip(), a.strip()) for a in args]
+    defaults = _defaults(cands)
+    out.extend(defaults[len(out):])
+    return out
+
+
+def _may_select(spec: list[str], resolved: list[str | None]) -> bool:
+    """Whether a call whose arguments resolve to `resolved` may select the specialization `spec`: no position holds
+    two different integers."""
+    for i, a in enumerate(spec):
+        r = resolved[i] if i < len(resolved) else None
+        if r is not None and _INTEGER.fullmatch(a.strip()) and _INTEGER.fullmatch(r.strip()) \
+                and int(a.strip().rstrip("uUlL"), 0) != int(r.strip().rstrip("uUlL"), 0):
+            return False
+    return True
+
+
+def _bind(f: Function, resolved: list[str | None]) -> tuple[tuple[str, str], ...]:
+    """`f`'s template parameters bound to the call's resolved arguments (those that are integers or names that are
+    not `f`'s own parameters), as a sorted tuple."""
+    params = [p.name for p in template_params(f.node)]
+    out = {}
+    for name, value in zip(params, resolved):
+        if name and value is not None and value not in params:
+            out[name] = value
+    return tuple(sorted(out.items()))
 
 
 class FileContext(SharedMemoryMeasure, LaunchMeasure):
@@ -196,6 +261,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
         self._sm_vars: dict[int, set[str]] = {}
         self._occupancy_vars: dict[int, set[str]] = {}
         self._walks: dict[Any, Walk] = {}  # by the function's start (and whether lines are skipped)
+        self._template_call_memo: dict[tuple[int, str, frozenset[str]], list[list[str]]] = {}  # (_template_calls)
         self._declared: dict[int, frozenset[str]] = {}  # by the function's start: its parameters' and variables' names
         self._launch_host_types: dict[int, dict[str, int]] | None = None
         self._fact_text: dict[int, bool] = {}
@@ -450,6 +516,10 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                 # type, not the kernel calling itself: a qualified call the file defines only as a kernel (a name
                 # in `defined` but not among its other functions, `by_name`) is followed.
                 own = name in self.defined and not (text != name and name not in self.by_name)
+                # `T::operator()` (a call on a parameter of template type T) is this file's only when a class of
+                # this file is T's binding: the file defining some other class's operator() does not make it so
+                if text.endswith("::" + OPERATOR):
+                    own = text in self.by_name
                 # a member call on a typed object (`Surface.get`) whose class this file defines is a same-file callee
                 own = own or ("." in name and name in self.by_name)
                 # `WarpReduce<>::atomicMax(v, p)` (hornet's xlib) is a member of the project's own type, not CUDA's
@@ -465,18 +535,112 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     def _callees(self, fn: Function, skip: Callable[[int], bool] | None = None, helper: bool = False) -> list[Function]:
         """The same-file device functions `fn` calls, transitively (with `skip`, calls on skipped lines left out;
-        `helper`: through helper walks)."""
+        `helper`: through helper walks). An explicit specialization (`template <> f<uint32_t, 4>(...)`) is reached
+        only from a call whose template arguments may select it: the call's own, with the caller's template
+        parameters replaced by what its callers bound them to and missing ones by the primary template's defaults
+        (`median<uint32_t, 4>(buf)` -> `dev_sort<T, V>` is `dev_sort<uint32_t, 4>`; `median(buf)` leaves V at its
+        default 1, which selects neither `<uint32_t, 2>` nor `<uint32_t, 4>`). Only a value argument known on both
+        sides and different rules a specialization out: a type may be spelt by an alias."""
         seen: dict[int, Function] = {}
-        todo = [fn]
-        while todo:
-            cur = todo.pop()
+        visited: set[tuple[int, tuple[tuple[str, str], ...]]] = set()
+        todo: list[tuple[Function, tuple[tuple[str, str], ...]]] = [(fn, ())]
+        budget = _CALLEE_VISITS
+        macros = self.macro_calls
+        while todo and budget > 0:
+            budget -= 1
+            cur, env = todo.pop()
             walk = self._helper_walk(cur, skip) if helper else self._walk(cur, skip)
-            for name in walk.calls:
-                for f in self.by_name.get(name, ()):
-                    if f.start_byte not in seen and f.start_byte != fn.start_byte and not self._host_launcher(f):
+            for name in [n for c in walk.calls for n in ((c,) + macros.get(c, ()))]:
+                cands = self.by_name.get(name, ())
+                templated = any(f.node.parent is not None and f.node.parent.type == "template_declaration"
+                                for f in cands)
+                calls = self._template_calls(cur, name, walk.calls) if templated else None
+                for f in cands:
+                    if f.start_byte == fn.start_byte or self._host_launcher(f):
+                        continue
+                    bindings: list[tuple[tuple[str, str], ...]] = [()]
+                    if calls is not None:
+                        # one visit per distinct binding the calls give (`median<uint32_t, 4>(buf)` and
+                        # `median(buf_u8)` in one kernel reach the network below with V = 4 and with V = 1)
+                        resolved = [_resolve_arguments(args, dict(env), cands) for args in calls] or [
+                            _resolve_arguments([], dict(env), cands)]
+                        spec = _specialization_arguments(f)
+                        if spec is not None:
+                            bindings = [()] if any(_may_select(spec, r) for r in resolved) else []
+                        else:
+                            bindings = sorted({_bind(f, r) for r in resolved})
+                    for bound in bindings:
+                        key = (f.start_byte, bound)
+                        if key in visited:
+                            continue
+                        visited.add(key)
                         seen[f.start_byte] = f
-                        todo.append(f)
+                        todo.append((f, bound))
         return sorted(seen.values(), key=lambda f: f.start_byte)
+
+    def _template_calls(self, cur: Function, name: str, called: set[str] | frozenset[str]) -> list[list[str]]:
+        """The explicit template argument lists (empty when none) of each call of `name` in `cur`'s body, and in
+        the bodies of the same-file macros `cur` invokes."""
+        memo = (cur.start_byte, name, frozenset(called))
+        found = self._template_call_memo.get(memo)
+        if found is not None:
+            return found
+        short = re.escape(name.rsplit(".", 1)[-1].rsplit("::", 1)[-1])
+        pattern = re.compile(r"\b" + short + r"\s*(?:<([^;{}()]*)>)?\s*\(")
+        texts = [self.sf.code[cur.start_byte:cur.end_byte].decode("utf-8", "replace")]
+        bodies = self.macro_bodies
+        texts.extend(b for c in called for b in bodies.get(c, ()))
+        found = self._template_call_memo[memo] = [split_template_arguments(m.group(1)) if m.group(1) is not None
+                                                  else [] for t in texts for m in pattern.finditer(t)]
+        return found
+
+    @functools.cached_property
+    def macro_calls(self) -> dict[str, tuple[str, ...]]:
+        """The names each function-like macro of the file calls in its body, through the file's other
+        function-like macros (issue 27 class 2): `#define SWAP_OP(i, j) dev_sort<T, V>(buf[i], buf[j])` invoked in a
+        device function is a call of `dev_sort` once preprocessed, so libSGM's median kernel reaches the
+        `__vcmpgtu4` of `dev_sort<uint32_t, 4>` only through it. A macro defined several times (per build) calls
+        what any of its definitions call; the macro's parameters are no calls."""
+        direct: dict[str, set[str]] = {}
+        for macro, (params, body) in self._function_like_macros:
+            names = {c for c in _MACRO_CALL.findall(body) if c not in params and c not in _NOT_CALLS}
+            direct.setdefault(macro, set()).update(names)
+        out: dict[str, tuple[str, ...]] = {}
+        for name in direct:
+            seen: set[str] = set()
+            todo = [name]
+            while todo and len(seen) < _MACRO_CALLS_MAX:
+                for c in direct.get(todo.pop(), ()):
+                    if c not in seen and c != name:
+                        seen.add(c)
+                        todo.append(c)
+            if seen:
+                out[name] = tuple(sorted(seen))
+        return out
+
+    @functools.cached_property
+    def _function_like_macros(self) -> tuple[tuple[str, tuple[frozenset[str], str]], ...]:
+        """(name, (parameters, body)) of each function-like `#define` of the file, in order."""
+        if b"#" not in self.sf.data or b"define" not in self.sf.data:
+            return ()
+        from porter.source.preprocessor import preprocessed
+
+        out = []
+        for d in preprocessed(self.sf).directives:
+            m = _FUNCTION_LIKE_MACRO.match(d.text) if d.kind == "define" else None
+            if m is not None:
+                out.append((m.group(1), (frozenset(p.strip() for p in m.group(2).split(",")), m.group(3).strip())))
+        return tuple(out)
+
+    @functools.cached_property
+    def macro_bodies(self) -> dict[str, tuple[str, ...]]:
+        """The bodies of each function-like macro of the file, and of the file's macros it calls (macro_calls)."""
+        own: dict[str, list[str]] = {}
+        for macro, (_, body) in self._function_like_macros:
+            own.setdefault(macro, []).append(body)
+        calls = self.macro_calls
+        return {m: tuple(bodies) + tuple(b for c in calls.get(m, ()) for b in own.get(c, ()))
+                for m, bodies in own.items()}
 
     def _host_launcher(self, fn: Function) -> bool:
         """Whether `fn` is host code device code cannot call: not declared `__device__` and holding a `<<<...>>>`

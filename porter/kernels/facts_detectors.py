@@ -13,7 +13,7 @@ from porter.kernels.constfold import fold, fold_text
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
 from porter.kernels.facts_walk import Walk
-from porter.kernels.member_calls import member_call_key, operator_call_key
+from porter.kernels.member_calls import member_call_key, operator_call_key, template_functor_key
 from porter.kernels.member_calls import template_type_parameters as _template_type_parameters
 from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM_NCCL, NCCL_DEVICE_TYPES, device_comm,
                                              optix_call)
@@ -601,6 +601,10 @@ def callees(ctx, n: ts.Node, w: Walk) -> None:
         if functor is not None:
             w.calls.add(functor)
             w.call_sites.append((functor, n.start_point.row + 1))
+        elif fn.type == "identifier" and (param := template_functor_key(fn, ctx.declarations)) is not None:
+            # `kernel()` on a parameter of template type T: T::operator(), which the kernel's launches bind (a
+            # functor kernel launched `merge<<<n, b>>>(*this)` from its class: porter.source.syntax._this_class)
+            w.call_sites.append((param, n.start_point.row + 1))
         # `ns::f<T, 4>` is called as `ns::f`, and `WarpReduce<>::atomicMax` as `WarpReduce::atomicMax` (cutting
         # at the first `<` named the class template instead of its member)
         text = _without_template_args(fn.text.decode("utf-8", "replace"))

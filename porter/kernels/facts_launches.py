@@ -197,6 +197,10 @@ class LaunchMeasure:
                     if fn is not None and fn.type == "template_function":
                         targs = fn.child_by_field_name("arguments")
                         template_arguments = targs.text.decode("utf-8", "replace") if targs is not None else ""
+                    else:
+                        # `k<<<g, b>>>(*this)` in a member function: the class (porter.source.syntax, as the
+                        # scan's Launch records it for other files' kernels)
+                        template_arguments = launch.template_arguments
                 else:
                     args = call.child_by_field_name("arguments")
                     exprs = [a for a in (args.named_children if args else []) if a.type != "comment"][1:]

@@ -140,6 +140,18 @@ def operator_call_key(fn: ts.Node, cache: dict) -> str | None:
     return member_key(cls, OPERATOR)
 
 
+def template_functor_key(fn: ts.Node, cache: dict) -> str | None:
+    """`P::operator()` for a call `obj(...)` whose function is a variable declared with a template type parameter P
+    of an enclosing template (`template <typename T> __global__ void k(const T kernel) { kernel(); }`), else None:
+    the launches that bind P name the class whose operator() runs (porter.kernels.callgraph.bound_functor_calls)."""
+    if fn.type != "identifier":
+        return None
+    cls = declared_type(fn, cache)
+    if not cls or cls.encode() not in template_type_parameters(fn):
+        return None
+    return member_key(cls, OPERATOR)
+
+
 def declared_type(ident: ts.Node, cache: dict) -> str | None:
     """The class name the nearest declaration of `ident`'s name gives it (see the module's doc), else None."""
     name = ident.text
@@ -181,9 +193,24 @@ def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
         children = list(scope.named_children)
         if scope.type == "for_range_loop":
             children = [scope]
+        # a type alias of the scope (`using Cache = SimpleKNNCache<K, V>;`, `typedef Cache<K> C;`) names the class
+        # its variables have (ggnn's `Cache cache(...)` is a SimpleKNNCache, whose fetch the kernel runs)
+        aliases = {}
+        for c in children:
+            if c.type == "alias_declaration":
+                name, target = c.child_by_field_name("name"), c.child_by_field_name("type")
+                target = target.child_by_field_name("type") if target is not None else None
+            elif c.type == "type_definition":
+                name, target = c.child_by_field_name("declarator"), c.child_by_field_name("type")
+            else:
+                continue
+            cls = _last_name(target) if target is not None and target.type in (
+                "type_identifier", "template_type", "qualified_identifier") else None
+            if name is not None and name.type == "type_identifier" and cls:
+                aliases[name.text.decode("utf-8", "replace")] = cls
         for c in children:
             if c.type in _DECLARATIONS or c.type == "for_range_loop":
-                _record(c, out)
+                _record(c, out, aliases)
             elif c.type == "linkage_specification":  # extern "C" { ... } declares at the enclosing scope
                 body = c.child_by_field_name("body")
                 for d in ([body] if body is not None and body.type in _DECLARATIONS else
@@ -194,12 +221,18 @@ def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
     return cache[key]
 
 
-def _record(decl: ts.Node, out: dict[bytes, str]) -> None:
+def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None = None) -> None:
     kind = decl.child_by_field_name("type")
     cls = _last_name(kind) if kind is not None and kind.type in ("type_identifier", "template_type",
                                                                  "qualified_identifier") else ""
+    if cls and aliases and kind is not None and kind.type == "type_identifier":
+        cls = aliases.get(cls, cls)
+    # In a function body, `Cache cache(D, measure, k);` is an object built from three locals, which a parser that
+    # does not know D is no type reads as a function declaration (C++'s most vexing parse): a local function
+    # declaration is rare in device code, an object constructed from locals is common (ggnn's query kernels).
+    local = decl.parent is not None and decl.parent.type == "compound_statement"
     for d in decl.children_by_field_name("declarator"):
-        while d is not None and d.type in _DECLARATORS:
+        while d is not None and (d.type in _DECLARATORS or (local and d.type == "function_declarator")):
             d = d.child_by_field_name("declarator") or next(iter(d.named_children), None)
         if d is not None and d.type in ("identifier", "field_identifier"):
             name = d.text

@@ -1894,6 +1894,46 @@ def one_arm_for_braces(data: bytes) -> bytes:
     return data if out is None else bytes(out)
 
 
+def alternative_body_spans(data: bytes) -> tuple[tuple[int, int, int], ...]:
+    """(first, last, end) lines of each group one_arm_for_braces reads as alternative bodies of one function head
+    (`__global__ void k(...)` / `#if defined(FAST)` / `{ ... }` / `#else` / `{ ... }` / `#endif`): the kept arm's
+    body lines and the group's last line before its `#endif`. The parser sees the kept body only, so the function it
+    gives ends inside the kept arm; the source's function runs on to the `#endif`, and every arm a build may take is
+    its body (issue 27 class 5: a finding in the `#else` body is in the kernel). Not a group the CUDA compiler's
+    own macro decides (`#ifdef __CUDACC__`): its other arm is the CPU body, which no GPU build compiles."""
+    if not may_hold_directives(data) or b"{" not in data:
+        return ()
+    pp, code = _preprocess(data)
+    if not pp.groups:
+        return ()
+    starts = _starts(code)
+    total = len(starts)
+
+    def span(first: int, last: int) -> tuple[int, int]:
+        return starts[first - 1], (starts[last] if last < total else len(code))
+
+    out = []
+    for g in pp.groups:
+        if len(g.arms) < 2 or g.endif > total:
+            continue
+        if any(code.count(b"{", *span(a.end_line + 1, a.last)) != code.count(b"}", *span(a.end_line + 1, a.last))
+               for a in g.arms if a.last >= a.end_line + 1):
+            continue
+        if _alternative_heads(code, g, span, total) is not None:
+            continue
+        keep = _alternative_bodies(code, g, span, pp.dead)
+        # a group deciding by the CUDA compiler's macro (`#ifdef __CUDACC__` / `{ GPU }` / `#else` / `{ CPU }`)
+        # has one GPU body, the kept one: the other is the host compiler's, no kernel's
+        first = g.arms[0]
+        if any(a.kind in ("ifdef", "elifdef", "if", "elif") and _DEFINED_CUDA.match(a.text) for a in g.arms) or (
+                first.kind == "ifndef" and first.text.split()[:1] in ([m] for m in _CUDA_COMPILER)):
+            continue
+        if keep is not None and g.arms[keep] is not g.arms[-1]:
+            a = g.arms[keep]
+            out.append((a.end_line + 1, a.last, g.endif - 1))
+    return tuple(out)
+
+
 def _dead_arms(g: Group, dead: frozenset[int]) -> frozenset[int]:
     """The indices of `g`'s arms no build compiles, as `_walk` reads them: the whole group when its `#if` line is
     dead (inside an outer dead arm), else each arm after one known true, and each arm whose own condition is known

@@ -273,6 +273,10 @@ class SyntaxIndex:
         # `#if 1` read fix), while the findings on those lines were already dropped (porter.match.refine).
         dead = (preprocessor.preprocessed(sf).dead
                 if sf.language == "cuda" and preprocessor.may_hold_directives(sf.data) else frozenset())
+        # A kernel whose bodies are the arms of one `#if` group after its head (preprocessor.alternative_body_spans)
+        # ends at the group's `#endif`, not at the end of the arm the parser was given.
+        alternatives = (preprocessor.alternative_body_spans(sf.data)
+                        if sf.language == "cuda" and preprocessor.may_hold_directives(sf.data) else ())
         for f in sf.functions:
             if not f.is_kernel or f.start_line in dead:
                 continue
@@ -285,7 +289,11 @@ class SyntaxIndex:
             for c in f.node.children:
                 if c.type == "launch_bounds":
                     bounds = tuple(n.text.decode("utf-8", "replace") for n in c.named_children)
-            kernel = Kernel(sf.path, start_line, f.end_line, f.name, f.qualified_name, is_template, f.via_macro, bounds)
+            end_line = f.end_line
+            for first, last, end in alternatives:
+                if f.start_line < first <= f.end_line <= last:
+                    end_line = max(end_line, end)  # the other bodies after the kept one are the kernel's too
+            kernel = Kernel(sf.path, start_line, end_line, f.name, f.qualified_name, is_template, f.via_macro, bounds)
             out.append((kernel, f))
         return tuple(out)
 
@@ -300,14 +308,17 @@ class SyntaxIndex:
         # and each kernel_call_syntax child its <<<...>>> (what a match of `function: (_) @callee
         # (kernel_call_syntax) @config` pairs, in the same order).
         calls = captures("cuda", _CHEVRON, sf.root).get("launch", []) if b"<<<" in sf.code else ()
-        chevrons = [(call.child_by_field_name("function"), config) for call in calls
+        chevrons = [(call.child_by_field_name("function"), config, call) for call in calls
                     for config in call.children if config.type == "kernel_call_syntax"]
-        for callee, config in chevrons:
+        for callee, config, call in chevrons:
             if sf.in_comment(callee.start_byte):
                 continue
             text = callee.text.decode("utf-8", "replace")
             exprs = tuple(n.text.decode("utf-8", "replace") for n in config.named_children if n.type != "comment")
-            launch = _launch(sf, callee.start_byte, unqualified(text), "chevron", exprs, _template_list(text))
+            targs = _template_list(text)
+            if targs is None:
+                targs = _this_class(sf, call)
+            launch = _launch(sf, callee.start_byte, unqualified(text), "chevron", exprs, targs)
             out.append(LaunchSite(launch, callee.start_byte, config.end_byte))
         # A launch API call names the API as a code token; most files have none, and then the index of every
         # call (a node walk and a decode per call) is not needed here.
@@ -420,6 +431,33 @@ def _launch(sf: SourceFile, offset: int, kernel: str, kind: str, config: tuple[s
     line, col = sf.position(offset)
     f = sf.enclosing(offset)
     return Launch(sf.path, line, col, kernel, kind, config, f.name if f else None, template_arguments)
+
+
+_THIS = re.compile(rb"[\s(]*\*[\s(]*this[\s)]*")
+
+
+def _this_class(sf: SourceFile, call: ts.Node) -> str | None:
+    """`<Cls>` for a chevron launch without template arguments whose one argument is `*this`, written in a member
+    function of class Cls (`merge<<<n, b>>>((*this))` in `MergeKernel::launch`): the kernel template's parameter is
+    deduced from that argument, so the launch instantiates it with the class (C++ [temp.deduct.call]); a functor
+    kernel (`template <typename T> __global__ void merge(const T kernel) { kernel(); }`) then runs
+    `Cls::operator()` (porter.kernels.callgraph.bound_functor_calls). None otherwise."""
+    args = call.child_by_field_name("arguments")
+    named = [a for a in (args.named_children if args is not None else ()) if a.type != "comment"]
+    if len(named) != 1 or b"this" not in named[0].text or not _THIS.fullmatch(named[0].text):
+        return None
+    f = sf.enclosing(call.start_byte)
+    if f is None:
+        return None
+    from porter.kernels.member_calls import enclosing_class, enclosing_scope
+
+    # the class whose body holds the member function, or the one an out-of-class definition names (`S::launch`), as
+    # porter.kernels.facts.owning_class reads it
+    cls = enclosing_class(f.node)
+    if cls is None:
+        scope = enclosing_scope(f.node)
+        cls = scope[1] if scope[:1] == ("scoped",) else None
+    return f"<{cls}>" if cls else None
 
 
 def _template_list(callee: str) -> str | None:
