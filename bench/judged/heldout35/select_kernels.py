@@ -88,11 +88,12 @@ has no `__global__` definition to draw; CaMa-Flood-GPU has CUDA .cu and Triton k
 generates its kernels at run time and has no `__global__` definition in the tree). It prints the drawn list only (no verdicts), so a second judge can run it
 before judging.
 heldout35 (issue 27, session 27) keeps heldout33's definitions, strata, exclusions and counts (8 per project, 4
-short ones before the two strata) with seed 3351: four dual CUDA/ROCm projects (GHEX compiles its CUDA-spelled
-kernels with nvcc or hipcc; f5c and VapourSynth-BM3DCUDA keep hand-kept HIP twins, f5c's in .hip files that the rule
-does not read and BM3DCUDA's in hip_source/kernel.hip.cpp, which stays in the draw as in heldout17/19/23/31/33;
-PuReMD writes its kernels behind a GPU_GLOBAL macro and so has no `__global__` definition to draw). It prints the
-drawn list only (no verdicts), so a second judge can run it before judging.
+short ones before the two strata) with seed 3351: six dual CUDA/ROCm projects (GHEX and GridTools compile their
+CUDA-spelled kernels with nvcc or hipcc; f5c and VapourSynth-BM3DCUDA keep hand-kept HIP twins, f5c's in .hip files
+that the rule does not read and BM3DCUDA's in hip_source/kernel.hip.cpp, which stays in the draw as in
+heldout17/19/23/31/33; Vship is one HIP-spelled source built by hipcc or, through a name map, nvcc; gt4py generates
+its kernels at run time and has no `__global__` definition in the tree). It prints the drawn list only (no
+verdicts), so a second judge can run it before judging.
 """
 from __future__ import annotations
 
