@@ -745,6 +745,16 @@ _STANDARD_LANGUAGES = frozenset({"make", "cmake", "shell"})
 _BUILD_FILE_BYTES = 4 * 1024 * 1024
 
 
+def _budgeted_pass(fn: Callable[..., list[Finding]], args: tuple[Any, ...], budget: Budget | None, notices: list[str],
+                   what: str, fallback: str) -> list[Finding] | None:
+    """fn(*args) under the stage budget; None (and a notice: what stopped, why, and what stands instead) past it."""
+    answer = fn(*args) if budget is None else run_inherited(fn, args, budget)
+    if isinstance(answer, Overrun):
+        notices.append(f"{what} stopped: {answer.reason}; {fallback}")
+        return None
+    return answer
+
+
 def _vector_operators(found: Discovery, results: list[FileResult], findings: list[Finding], ruleset: RuleSet,
                       only: frozenset[str] | None, disabled: frozenset[str]) -> list[Finding]:
     """porter.match.refine_vectors over the scan's C/C++/CUDA files: DEV053's uses reached through includes (in the
@@ -847,25 +857,17 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         if pinned is not None:
             found_here = refine_standard.accepted_before_cxx17(found_here, pinned)
     notices = list(notices)
+    # The repository-wide passes that read across files, each in a budgeted worker: past its budget the per-file
+    # findings stand (no use reached through includes, no definition or helper read unused), and the report says so.
     if any(f.rule == refine_vectors.DEFINITION_RULE and f.status is Status.OPEN for f in found_here):
-        args = (found, results, found_here, ruleset, only, disabled)
-        answer = _vector_operators(*args) if budget is None else run_inherited(_vector_operators, args, budget)
-        if isinstance(answer, Overrun):
-            # Past its budget the per-file findings stand (no use reached through includes, no definition read
-            # unused), and the report says so.
-            notices.append(f"following vector compound operators across includes stopped: {answer.reason}; "
-                           "DEV053 and API009 are as each file's own scan found them")
-        else:
-            found_here = answer
+        found_here = _budgeted_pass(_vector_operators, (found, results, found_here, ruleset, only, disabled), budget,
+                                    notices, "following vector compound operators across includes",
+                                    "DEV053 and API009 are as each file's own scan found them") or found_here
     if only is None and any(f.rule == refine_helpers.RULE and f.status is Status.OPEN and f.severity > Severity.INFO
                             for f in found_here):
-        args_h = (source, found, found_here, held)
-        answer = _asm_helpers(*args_h) if budget is None else run_inherited(_asm_helpers, args_h, budget)
-        if isinstance(answer, Overrun):
-            notices.append(f"looking for calls of inline PTX helpers stopped: {answer.reason}; "
-                           "DEV001 is as each file's own scan found it")
-        else:
-            found_here = answer
+        found_here = _budgeted_pass(_asm_helpers, (source, found, found_here, held), budget, notices,
+                                    "looking for calls of inline PTX helpers",
+                                    "DEV001 is as each file's own scan found it") or found_here
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
     found_here, kernels, launch_list = fold_vendored_copies(found_here, kernels, launch_list)

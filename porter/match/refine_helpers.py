@@ -28,7 +28,6 @@ only the files holding such a finding (PARSE_BUDGET at most).
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Callable, Iterable, Mapping
 
@@ -147,7 +146,6 @@ def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
         if hit is not None and hit[0] not in used and f.severity > Severity.INFO:
             why = (f"`{hit[0]}` is an inline (on-demand) device helper no code the ROCm build compiles calls: "
                    f"hip-clang never emits its body, so this PTX is never compiled for AMD")
-            f = dataclasses.replace(f, severity=Severity.INFO,
-                                    data=tuple(sorted({**dict(f.data), "unused": why}.items())))
+            f = f.unused(why)
         out.append(f)
     return out

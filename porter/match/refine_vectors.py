@@ -139,8 +139,7 @@ def unused_definitions(findings: Iterable[Finding]) -> list[Finding]:
             if key is not None and key not in used:
                 why = (f"no `{key[0]}=` on two {key[1]} operands in the repository uses this definition (DEV053 "
                        f"reports each that does); the definition alone compiles under HIP")
-                f = dataclasses.replace(f, severity=Severity.INFO,
-                                        data=tuple(sorted({**dict(f.data), "unused": why}.items())))
+                f = f.unused(why)
         out.append(f)
     return out
 

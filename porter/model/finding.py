@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Iterable
 
 
@@ -108,6 +108,11 @@ class Finding:
         f = object.__new__(cls)
         f.__dict__.update(zip(_FINDING_FIELDS, values))
         return f
+
+    def unused(self, why: str) -> "Finding":
+        """This finding at info, with why its code is no port work in `data["unused"]`: a definition or an inline
+        helper nothing the ROCm build compiles uses (porter.match.refine_vectors, porter.match.refine_helpers)."""
+        return replace(self, severity=Severity.INFO, data=tuple(sorted({**dict(self.data), "unused": why}.items())))
 
     def to_dict(self) -> dict[str, Any]:
         d = {
