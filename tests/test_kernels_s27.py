@@ -53,8 +53,8 @@ def test_a_kernel_reaches_device_functions_called_only_in_a_macro_body(macro_cal
     assert [(d.name, d.line) for d in k.facts.device_functions] == [("plain", 13)]
     assert verdicts(k) == {t: ("ok", ()) for t in TARGETS}
 
-DEV002 = ("__ballot_sync gets the 32-bit mask 0xffffffff: on a 64-lane wavefront it names lanes 0-31 only, and HIP's "
-          "*_sync intrinsics require a 64-bit mask type.")
+DEV002 = ("__ballot_sync gets the 32-bit mask 0xffffffff: HIP's *_sync intrinsics require a 64-bit mask type (on every "
+          "AMD GPU), and on a 64-lane wavefront (CDNA: MI300X-MI355X) it names lanes 0-31 only.")
 DEV003 = ("The 64-bit result of __ballot_sync is truncated to 32 bits here (unsigned): lanes 32-63 of a wave64 "
           "wavefront are lost.")
 
