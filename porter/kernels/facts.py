@@ -26,7 +26,7 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, build_constants, fold, split_template_arguments
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
-                                            member_callees, name_offsets, name_pattern, overlapping, own_member,
+                                            member_callees, name_offsets, operator_callees, name_pattern, overlapping, own_member,
                                             restrict_on_value, walked_types)
 from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
@@ -494,6 +494,9 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
                 member_callees(self, n, w)
+        for n in self.nodes.under(fn.node.child_by_field_name("body"), ("binary_expression", "assignment_expression")):
+            if skip is None or not skip(n.start_point.row + 1):
+                operator_callees(self, n, w)
         self._drop_local_callables(fn, w)
         return w
 

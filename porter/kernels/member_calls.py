@@ -78,6 +78,9 @@ def member_call_key(fn: ts.Node, cache: dict) -> str | None:
         return None
     field = fn.child_by_field_name("field")
     obj = fn.child_by_field_name("argument")
+    if field is not None and field.type == "template_method":
+        # `ntt.NTT<Torus>(out, in)`: a member function template called with explicit arguments is that member
+        field = field.child_by_field_name("name")
     if field is None or obj is None or field.type != "field_identifier":
         return None
     cls = _object_type(obj, cache, 0)
@@ -96,12 +99,42 @@ def _object_type(obj: ts.Node | None, cache: dict, depth: int) -> str | None:
         return None
     if obj.type == "identifier":
         return declared_type(obj, cache)
+    if obj.type == "this":
+        # `this->Mul(a, b)`, `*this *= y` in a member function: the class whose body the function is written in
+        fn = obj.parent
+        while fn is not None and fn.type not in ("function_definition", "lambda_expression"):
+            fn = fn.parent
+        return enclosing_class(fn) if fn is not None and fn.type == "function_definition" else None
     if obj.type == "field_expression" and depth < 4:
         outer = _object_type(obj.child_by_field_name("argument"), cache, depth + 1)
         field = obj.child_by_field_name("field")
         body = _class_body(obj, outer, cache) if outer and field is not None else None
         return (_scope(body, cache).get(field.text) or None) if body is not None and field is not None else None
     return None
+
+
+# The operators an expression on an object of class type calls as `Cls.operator<op>` ([over.match.oper]): arithmetic
+# and bitwise ones and their compound assignments, equality. Relational and shift operators are left out: their
+# `<`/`>` read as template brackets wherever a name is unqualified (porter.source.parse.unqualified), and a wrapper
+# type's arithmetic is where its work is (a prime field's Add/Mul in inline PTX, a complex or interval type's).
+OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "==", "!=",
+                       "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="})
+
+
+def operator_expression_key(n: ts.Node, cache: dict) -> str | None:
+    """`Cls.operator*` for `a * b` (and `Cls.operator+=` for `a += b`) whose left operand is an object of a
+    declared class type `Cls` (as member_call_key reads an object's type: `sh[i]` of an `FFP *sh`, `*this` in a
+    member of FFP), else None. A member operator and a friend defined in the class's body (found by argument-
+    dependent lookup) both carry that key (porter.kernels.facts.measure_helpers); an operator of a class this
+    repository does not define resolves to nothing and is not followed."""
+    op = n.child_by_field_name("operator")
+    left = n.child_by_field_name("left")
+    if op is None or left is None or op.type not in OPERATORS:
+        return None
+    cls = _object_type(left, cache, 0)
+    if not cls or cls.encode() in template_type_parameters(n):
+        return None
+    return member_key(cls, f"operator{op.type}")
 
 
 def _class_body(node: ts.Node, cls: str, cache: dict) -> ts.Node | None:
