@@ -38,15 +38,17 @@ def _keys(source: bytes) -> list[tuple[str, str | None]]:
 
 
 def test_an_operator_on_an_object_of_a_class_type_is_that_class_s_operator():
-    """The left operand's declared class gives the key (through a subscript and `*this`); plain assignment,
-    relational operators, built-in operands and a template type parameter give none."""
+    """The left operand's declared class gives the key (through a subscript, `*p` and `*this`); plain assignment,
+    relational operators, built-in operands, a template type parameter and pointer or array arithmetic (`a + 1` on
+    an `Fp *a`, `u + 1` on an `Fp u[2]`) give none."""
     src = (b"struct Fp { __device__ Fp& operator*=(const Fp& a) { *this *= a; return *this; } };\n"
            b"template <typename T> __device__ T twice(T x) { return x + x; }\n"
            b"__global__ void k(Fp* a, float* f) { Fp t; t -= a[0]; a[1] = a[2] * t; f[0] = f[1] * 2.0f;"
-           b" bool b = a[0] < t; }\n")
+           b" bool b = a[0] < t; Fp u[2]; const Fp* q = a + 1; q = u + 1; t = (*a) + u[1]; }\n")
     assert _keys(src) == [
         ("*this *= a", "Fp.operator*="), ("x + x", None), ("t -= a[0]", "Fp.operator-="), ("a[1] = a[2] * t", None),
-        ("a[2] * t", "Fp.operator*"), ("f[0] = f[1] * 2.0f", None), ("f[1] * 2.0f", None), ("a[0] < t", None)]
+        ("a[2] * t", "Fp.operator*"), ("f[0] = f[1] * 2.0f", None), ("f[1] * 2.0f", None), ("a[0] < t", None),
+        ("a + 1", None), ("q = u + 1", None), ("u + 1", None), ("t = (*a) + u[1]", None), ("(*a) + u[1]", "Fp.operator+")]
 
 
 def test_kernels_reach_a_class_s_inline_ptx_through_its_operators_and_member_templates(kernels):

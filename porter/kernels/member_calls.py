@@ -131,6 +131,14 @@ def operator_expression_key(n: ts.Node, cache: dict) -> str | None:
     left = n.child_by_field_name("left")
     if op is None or left is None or op.type not in OPERATORS:
         return None
+    while left.type == "parenthesized_expression" and left.named_child_count == 1:
+        left = left.named_children[0]
+    # a pointer or an array is built-in arithmetic (`bins + i` on a `pair2 bins[]`, `this + 1`, `&a + 1`): only an
+    # object of the class, named or reached through `p[i]`, `*p`, `obj.member`, runs its operators
+    if left.type == "this" or (left.type == "identifier" and declared_indirect(left, cache)):
+        return None
+    if left.type == "pointer_expression" and (o := left.child_by_field_name("operator")) is not None and o.type == "&":
+        return None
     cls = _object_type(left, cache, 0)
     if not cls or cls.encode() in template_type_parameters(n):
         return None
@@ -203,9 +211,30 @@ def declared_type(ident: ts.Node, cache: dict) -> str | None:
     return None
 
 
+def declared_indirect(ident: ts.Node, cache: dict) -> bool:
+    """Whether the nearest declaration of `ident`'s name (as declared_type finds it) declares a pointer or an
+    array (`FFP *sh`, `pair2 bins[]`), not an object of its class."""
+    name = ident.text
+    node = ident
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type == "function_definition":
+            found = _parameters(parent, cache).get(name)
+            if found is not None:
+                return name in cache[("indirect", "parameters", parent.start_byte, parent.end_byte)]
+        if parent.type in _SCOPES:
+            found = _scope(parent, cache).get(name)
+            if found is not None:
+                return name in cache[("indirect", "scope", parent.start_byte, parent.end_byte)]
+        node = parent
+    return False
+
+
 def _parameters(fn: ts.Node, cache: dict) -> dict[bytes, str]:
     key = ("parameters", fn.start_byte, fn.end_byte)
     if key not in cache:
+        indirect: set[bytes] = set()
+        cache[("indirect",) + key] = indirect
         out: dict[bytes, str] = {}
         d = fn.child_by_field_name("declarator")
         while d is not None and d.type != "function_declarator":
@@ -213,7 +242,7 @@ def _parameters(fn: ts.Node, cache: dict) -> dict[bytes, str]:
         params = d.child_by_field_name("parameters") if d is not None else None
         for p in params.named_children if params is not None else ():
             if p.type in ("parameter_declaration", "optional_parameter_declaration"):
-                _record(p, out)
+                _record(p, out, None, indirect)
         cache[key] = out
     return cache[key]
 
@@ -222,6 +251,8 @@ def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
     """name -> class name ("" where the scope declares the name with no class type, or with two types)."""
     key = ("scope", scope.start_byte, scope.end_byte)
     if key not in cache:
+        indirect: set[bytes] = set()
+        cache[("indirect",) + key] = indirect
         out: dict[bytes, str] = {}
         children = list(scope.named_children)
         if scope.type == "for_range_loop":
@@ -243,18 +274,21 @@ def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
                 aliases[name.text.decode("utf-8", "replace")] = cls
         for c in children:
             if c.type in _DECLARATIONS or c.type == "for_range_loop":
-                _record(c, out, aliases)
+                _record(c, out, aliases, indirect)
             elif c.type == "linkage_specification":  # extern "C" { ... } declares at the enclosing scope
                 body = c.child_by_field_name("body")
                 for d in ([body] if body is not None and body.type in _DECLARATIONS else
                           body.named_children if body is not None else ()):
                     if d.type in _DECLARATIONS:
-                        _record(d, out)
+                        _record(d, out, None, indirect)
         cache[key] = out
     return cache[key]
 
 
-def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None = None) -> None:
+def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None = None,
+            indirect: set[bytes] | None = None) -> None:
+    """Record each name `decl` declares with its class (see _scope); into `indirect` the names declared as a
+    pointer or an array."""
     kind = decl.child_by_field_name("type")
     cls = _last_name(kind) if kind is not None and kind.type in ("type_identifier", "template_type",
                                                                  "qualified_identifier") else ""
@@ -265,11 +299,15 @@ def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None
     # declaration is rare in device code, an object constructed from locals is common (ggnn's query kernels).
     local = decl.parent is not None and decl.parent.type == "compound_statement"
     for d in decl.children_by_field_name("declarator"):
+        pointer = False
         while d is not None and (d.type in _DECLARATORS or (local and d.type == "function_declarator")):
+            pointer = pointer or d.type in ("pointer_declarator", "array_declarator")
             d = d.child_by_field_name("declarator") or next(iter(d.named_children), None)
         if d is not None and d.type in ("identifier", "field_identifier"):
             name = d.text
             out[name] = cls if out.get(name, cls) == cls else ""
+            if pointer and indirect is not None:
+                indirect.add(name)
 
 
 def _last_name(node: ts.Node) -> str | None:
