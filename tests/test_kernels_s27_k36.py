@@ -54,13 +54,19 @@ def test_an_operator_on_an_object_of_a_class_type_is_that_class_s_operator():
 def test_kernels_reach_a_class_s_inline_ptx_through_its_operators_and_member_templates(kernels):
     """Each of the four kernels reaches Fp::Reduce's `add.u64` (field.cuh:7) through a member in field.cuh: the
     inline-ptx check fires via that member, at the kernel's line that calls into it. Before this mechanism all four
-    were ok (the operators, `this->Mul` and `h.Run<int>` were not followed)."""
+    were ok (the operators, `this->Mul` and `h.Run<int>` were not followed), and so was `difference`."""
     ptx = "1 inline PTX statement (add): add → +; via "
     expected = {"scale": ("Fp.operator* (inc/field.cuh:16)", 4), "accumulate": ("Fp.operator*= (inc/field.cuh:15)", 8),
                 "power": ("Fp::Power (inc/field.cuh:19)", 11), "transform": ("Handler.Run (inc/field.cuh:25)", 12)}
     for name, (via, line) in expected.items():
         assert verdicts(kernels[name]) == {t: ("fix", (("inline-ptx", ptx + via, (line,)),)) for t in TARGETS}, name
     assert kernels["scale"].facts.calls == (("Fp.operator*", 4),)
+    # a non-member operator is keyed by its first parameter's class (argument-dependent lookup): Gp's `operator-`
+    # (field.cuh:29) holds `sub.u64`
+    assert kernels["difference"].facts.calls == (("Gp.operator-", 15),)
+    assert verdicts(kernels["difference"]) == {
+        t: ("fix", (("inline-ptx", "1 inline PTX statement (sub): sub → -; via Gp.operator- (inc/field.cuh:29)",
+                     (15,)),)) for t in TARGETS}
     assert kernels["transform"].facts.calls == (("Handler.Run", 12),)
 
 

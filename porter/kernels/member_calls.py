@@ -43,6 +43,26 @@ def enclosing_class(node: ts.Node) -> str | None:
     return _last_name(name) if name is not None else None
 
 
+def operand_class(fn: ts.Node, name: str) -> str | None:
+    """The class a non-member operator function (`__device__ Fp operator*(const Fp& a, const Fp& b)` at namespace
+    scope) is keyed by, `Fp`: its first parameter's declared class, whose objects argument-dependent lookup finds it
+    for ([over.match.oper]); None for any other function, or a first parameter of a built-in type."""
+    if not name.startswith("operator") or name == OPERATOR:
+        return None
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    params = d.child_by_field_name("parameters") if d is not None else None
+    first = next((p for p in params.named_children if p.type in ("parameter_declaration",
+                                                                 "optional_parameter_declaration")), None) \
+        if params is not None else None
+    kind = first.child_by_field_name("type") if first is not None else None
+    if kind is None or kind.type not in ("type_identifier", "template_type", "qualified_identifier"):
+        return None
+    cls = _last_name(kind)
+    return cls if cls and cls.encode() not in template_type_parameters(fn) else None
+
+
 def enclosing_scope(node: ts.Node) -> tuple[str, ...]:
     """Who owns a function definition, for resolving a qualified call `Q::f` to it (porter.kernels.callgraph):
     ("static", Cls) for a static member of a class or struct defined in its body, ("member", Cls) for another
