@@ -26,7 +26,7 @@ import tree_sitter as ts
 
 from porter.kernels.constfold import Constants, build_constants, fold, split_template_arguments
 from porter.kernels.facts_detectors import (DETECTORS, NAMES, call_detectors, call_target, callees, detectors_of,
-                                            member_callees, name_offsets, name_pattern, overlapping, own_member,
+                                            member_callees, name_offsets, operator_callees, name_pattern, overlapping, own_member,
                                             restrict_on_value, walked_types)
 from porter.kernels.asm_macros import asm_macro_helpers
 from porter.kernels.facts_indexing import indexed_block
@@ -36,7 +36,7 @@ from porter.kernels.facts_shared import SharedMemoryMeasure, struct_sizes, templ
 from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA, FULL_MASK_32,
                                             NCCL_DEVICE_TYPES, WARP_OPS, grouped)
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
-from porter.kernels.member_calls import OPERATOR, enclosing_class, enclosing_scope, member_key
+from porter.kernels.member_calls import OPERATOR, enclosing_class, enclosing_scope, member_key, operand_class
 from porter.kernels.nodes import NodeIndex
 from porter.model.kernel import (DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved,
                                  WaveName)
@@ -86,8 +86,9 @@ def measure_helpers(sf: SourceFile, extra_constants: dict[str, Any] | None = Non
         h = ctx.helper(f)
         out.append(h)
         # a class's member function is also reached by member calls on an object of that class (`acc.get(x, y)`
-        # on a `Surface<float4> acc`: porter.kernels.member_calls), under the key only that class's member has
-        cls = owning_class(f) if f.name != OPERATOR else None
+        # on a `Surface<float4> acc`: porter.kernels.member_calls), under the key only that class's member has; a
+        # non-member operator by operators on objects of its first parameter's class (`a * b` on Fp: Fp.operator*)
+        cls = (owning_class(f) or operand_class(f.node, f.name)) if f.name != OPERATOR else None
         if cls is not None:
             out.append(dataclasses.replace(h, name=member_key(cls, f.name)))
     return tuple(out) + macros
@@ -250,7 +251,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if not f.is_kernel:
                 self.by_name.setdefault(f.name, []).append(f)
                 # a member function also by its class (`Surface.get`), as member calls on a typed object name it
-                cls = owning_class(f)
+                cls = owning_class(f) or operand_class(f.node, f.name)
                 if cls is not None:
                     self.by_name.setdefault(member_key(cls, f.name), []).append(f)
         self.declarations: dict = {}  # declarations by scope (porter.kernels.member_calls)
@@ -494,6 +495,9 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             if skip is None or not skip(n.start_point.row + 1):
                 callees(self, n, w)
                 member_callees(self, n, w)
+        for n in self.nodes.under(fn.node.child_by_field_name("body"), ("binary_expression", "assignment_expression")):
+            if skip is None or not skip(n.start_point.row + 1):
+                operator_callees(self, n, w)
         self._drop_local_callables(fn, w)
         return w
 

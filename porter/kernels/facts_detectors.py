@@ -13,7 +13,7 @@ from porter.kernels.constfold import fold, fold_text
 from porter.kernels.facts_lanes import LANE_VALUES, lane_constant, lane_expr, lane_literal, reduction_loop
 from porter.kernels.facts_ptx import amdgcn, ptx_statement
 from porter.kernels.facts_walk import Walk
-from porter.kernels.member_calls import member_call_key, operator_call_key, template_functor_key
+from porter.kernels.member_calls import member_call_key, operator_call_key, operator_expression_key, template_functor_key
 from porter.kernels.member_calls import template_type_parameters as _template_type_parameters
 from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, DEVICE_COMM_NCCL, NCCL_DEVICE_TYPES, device_comm,
                                              optix_call)
@@ -585,6 +585,18 @@ def member_callees(ctx, n: ts.Node, w: Walk) -> None:
     they run (`Surface.get`: porter.kernels.member_calls), to follow into that class's member function."""
     fn, _ = ctx.called(n)
     key = member_call_key(fn, ctx.declarations) if fn is not None else None
+    if key is not None:
+        w.calls.add(key)
+        w.call_sites.append((key, n.start_point.row + 1))
+
+
+@detects("binary_expression", "assignment_expression")
+def operator_callees(ctx, n: ts.Node, w: Walk) -> None:
+    """Operators applied to an object of a declared class type (`a * b`, `acc += x` on FFP values), as the member
+    they run (`FFP.operator*`: porter.kernels.member_calls.operator_expression_key), followed as a member call is: a
+    kernel whose arithmetic is a class's overloaded operators does what their bodies do (cuFHE's prime-field
+    operators call Add/Mul members written in inline PTX; issue 27 class 2)."""
+    key = operator_expression_key(n, ctx.declarations)
     if key is not None:
         w.calls.add(key)
         w.call_sites.append((key, n.start_point.row + 1))

@@ -43,6 +43,26 @@ def enclosing_class(node: ts.Node) -> str | None:
     return _last_name(name) if name is not None else None
 
 
+def operand_class(fn: ts.Node, name: str) -> str | None:
+    """The class a non-member operator function (`__device__ Fp operator*(const Fp& a, const Fp& b)` at namespace
+    scope) is keyed by, `Fp`: its first parameter's declared class, whose objects argument-dependent lookup finds it
+    for ([over.match.oper]); None for any other function, or a first parameter of a built-in type."""
+    if not name.startswith("operator") or name == OPERATOR:
+        return None
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    params = d.child_by_field_name("parameters") if d is not None else None
+    first = next((p for p in params.named_children if p.type in ("parameter_declaration",
+                                                                 "optional_parameter_declaration")), None) \
+        if params is not None else None
+    kind = first.child_by_field_name("type") if first is not None else None
+    if kind is None or kind.type not in ("type_identifier", "template_type", "qualified_identifier"):
+        return None
+    cls = _last_name(kind)
+    return cls if cls and cls.encode() not in template_type_parameters(fn) else None
+
+
 def enclosing_scope(node: ts.Node) -> tuple[str, ...]:
     """Who owns a function definition, for resolving a qualified call `Q::f` to it (porter.kernels.callgraph):
     ("static", Cls) for a static member of a class or struct defined in its body, ("member", Cls) for another
@@ -78,6 +98,9 @@ def member_call_key(fn: ts.Node, cache: dict) -> str | None:
         return None
     field = fn.child_by_field_name("field")
     obj = fn.child_by_field_name("argument")
+    if field is not None and field.type == "template_method":
+        # `ntt.NTT<Torus>(out, in)`: a member function template called with explicit arguments is that member
+        field = field.child_by_field_name("name")
     if field is None or obj is None or field.type != "field_identifier":
         return None
     cls = _object_type(obj, cache, 0)
@@ -96,12 +119,50 @@ def _object_type(obj: ts.Node | None, cache: dict, depth: int) -> str | None:
         return None
     if obj.type == "identifier":
         return declared_type(obj, cache)
+    if obj.type == "this":
+        # `this->Mul(a, b)`, `*this *= y` in a member function: the class whose body the function is written in
+        fn = obj.parent
+        while fn is not None and fn.type not in ("function_definition", "lambda_expression"):
+            fn = fn.parent
+        return enclosing_class(fn) if fn is not None and fn.type == "function_definition" else None
     if obj.type == "field_expression" and depth < 4:
         outer = _object_type(obj.child_by_field_name("argument"), cache, depth + 1)
         field = obj.child_by_field_name("field")
         body = _class_body(obj, outer, cache) if outer and field is not None else None
         return (_scope(body, cache).get(field.text) or None) if body is not None and field is not None else None
     return None
+
+
+# The operators an expression on an object of class type calls as `Cls.operator<op>` ([over.match.oper]): arithmetic
+# and bitwise ones and their compound assignments, equality. Relational and shift operators are left out: their
+# `<`/`>` read as template brackets wherever a name is unqualified (porter.source.parse.unqualified), and a wrapper
+# type's arithmetic is where its work is (a prime field's Add/Mul in inline PTX, a complex or interval type's).
+OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "==", "!=",
+                       "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="})
+
+
+def operator_expression_key(n: ts.Node, cache: dict) -> str | None:
+    """`Cls.operator*` for `a * b` (and `Cls.operator+=` for `a += b`) whose left operand is an object of a
+    declared class type `Cls` (as member_call_key reads an object's type: `sh[i]` of an `FFP *sh`, `*this` in a
+    member of FFP), else None. A member operator and a friend defined in the class's body (found by argument-
+    dependent lookup) both carry that key (porter.kernels.facts.measure_helpers); an operator of a class this
+    repository does not define resolves to nothing and is not followed."""
+    op = n.child_by_field_name("operator")
+    left = n.child_by_field_name("left")
+    if op is None or left is None or op.type not in OPERATORS:
+        return None
+    while left.type == "parenthesized_expression" and left.named_child_count == 1:
+        left = left.named_children[0]
+    # a pointer or an array is built-in arithmetic (`bins + i` on a `pair2 bins[]`, `this + 1`, `&a + 1`): only an
+    # object of the class, named or reached through `p[i]`, `*p`, `obj.member`, runs its operators
+    if left.type == "this" or (left.type == "identifier" and declared_indirect(left, cache)):
+        return None
+    if left.type == "pointer_expression" and (o := left.child_by_field_name("operator")) is not None and o.type == "&":
+        return None
+    cls = _object_type(left, cache, 0)
+    if not cls or cls.encode() in template_type_parameters(n):
+        return None
+    return member_key(cls, f"operator{op.type}")
 
 
 def _class_body(node: ts.Node, cls: str, cache: dict) -> ts.Node | None:
@@ -170,9 +231,30 @@ def declared_type(ident: ts.Node, cache: dict) -> str | None:
     return None
 
 
+def declared_indirect(ident: ts.Node, cache: dict) -> bool:
+    """Whether the nearest declaration of `ident`'s name (as declared_type finds it) declares a pointer or an
+    array (`FFP *sh`, `pair2 bins[]`), not an object of its class."""
+    name = ident.text
+    node = ident
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type == "function_definition":
+            found = _parameters(parent, cache).get(name)
+            if found is not None:
+                return name in cache[("indirect", "parameters", parent.start_byte, parent.end_byte)]
+        if parent.type in _SCOPES:
+            found = _scope(parent, cache).get(name)
+            if found is not None:
+                return name in cache[("indirect", "scope", parent.start_byte, parent.end_byte)]
+        node = parent
+    return False
+
+
 def _parameters(fn: ts.Node, cache: dict) -> dict[bytes, str]:
     key = ("parameters", fn.start_byte, fn.end_byte)
     if key not in cache:
+        indirect: set[bytes] = set()
+        cache[("indirect",) + key] = indirect
         out: dict[bytes, str] = {}
         d = fn.child_by_field_name("declarator")
         while d is not None and d.type != "function_declarator":
@@ -180,7 +262,7 @@ def _parameters(fn: ts.Node, cache: dict) -> dict[bytes, str]:
         params = d.child_by_field_name("parameters") if d is not None else None
         for p in params.named_children if params is not None else ():
             if p.type in ("parameter_declaration", "optional_parameter_declaration"):
-                _record(p, out)
+                _record(p, out, None, indirect)
         cache[key] = out
     return cache[key]
 
@@ -189,6 +271,8 @@ def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
     """name -> class name ("" where the scope declares the name with no class type, or with two types)."""
     key = ("scope", scope.start_byte, scope.end_byte)
     if key not in cache:
+        indirect: set[bytes] = set()
+        cache[("indirect",) + key] = indirect
         out: dict[bytes, str] = {}
         children = list(scope.named_children)
         if scope.type == "for_range_loop":
@@ -210,18 +294,21 @@ def _scope(scope: ts.Node, cache: dict) -> dict[bytes, str]:
                 aliases[name.text.decode("utf-8", "replace")] = cls
         for c in children:
             if c.type in _DECLARATIONS or c.type == "for_range_loop":
-                _record(c, out, aliases)
+                _record(c, out, aliases, indirect)
             elif c.type == "linkage_specification":  # extern "C" { ... } declares at the enclosing scope
                 body = c.child_by_field_name("body")
                 for d in ([body] if body is not None and body.type in _DECLARATIONS else
                           body.named_children if body is not None else ()):
                     if d.type in _DECLARATIONS:
-                        _record(d, out)
+                        _record(d, out, None, indirect)
         cache[key] = out
     return cache[key]
 
 
-def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None = None) -> None:
+def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None = None,
+            indirect: set[bytes] | None = None) -> None:
+    """Record each name `decl` declares with its class (see _scope); into `indirect` the names declared as a
+    pointer or an array."""
     kind = decl.child_by_field_name("type")
     cls = _last_name(kind) if kind is not None and kind.type in ("type_identifier", "template_type",
                                                                  "qualified_identifier") else ""
@@ -232,11 +319,15 @@ def _record(decl: ts.Node, out: dict[bytes, str], aliases: dict[str, str] | None
     # declaration is rare in device code, an object constructed from locals is common (ggnn's query kernels).
     local = decl.parent is not None and decl.parent.type == "compound_statement"
     for d in decl.children_by_field_name("declarator"):
+        pointer = False
         while d is not None and (d.type in _DECLARATORS or (local and d.type == "function_declarator")):
+            pointer = pointer or d.type in ("pointer_declarator", "array_declarator")
             d = d.child_by_field_name("declarator") or next(iter(d.named_children), None)
         if d is not None and d.type in ("identifier", "field_identifier"):
             name = d.text
             out[name] = cls if out.get(name, cls) == cls else ""
+            if pointer and indirect is not None:
+                indirect.add(name)
 
 
 def _last_name(node: ts.Node) -> str | None:

@@ -67,6 +67,7 @@ returns it, dropped from a line set or read as info with the reason in data; por
 """
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterable
 
@@ -516,33 +517,123 @@ def _hip_builtin(name: str) -> bool:
     return entry is not None and entry.library == "device" and entry.status == "rename" and entry.hip == name
 
 
+# An arm that also includes the header of the feature it enables and names a type from it (MPPI-Generic's
+# `#if defined(CMAKE_USE_CUDA_BARRIERS) && defined(CUDART_VERSION) && CUDART_VERSION > 11000` / `#include
+# <cuda/barrier>` / `using barrier = cuda::barrier<...>;` / `#define USE_CUDA_BARRIERS_ROLLOUT`) still chooses
+# nothing itself when every use of the names it declares sits in a positive `#ifdef M` arm of this file whose macros
+# the arm defines or the file never defines (a build switch): HIP skips the arm, and those sites compile their
+# fallbacks. The include and the alias are then no porting item either when the test cannot be true on HIP (it
+# requires a toolkit macro hip-clang does not publish: `defined(CUDART_VERSION) && ...`): info (data
+# `defines_only`), as the test is.
+_ALIAS_LINE = re.compile(rb"^\s*(?:using\s+([A-Za-z_]\w*)\s*=[^;]*;|typedef\b[^;]*?\b([A-Za-z_]\w*)\s*;)\s*$")
+_POSITIVE_TEST = re.compile(r"^\s*(?:\(?\s*defined\s*\(?\s*(\w+)\s*\)?\s*\)?\s*(?:\|\||$)\s*)+$")
+_ALIAS_USES_MAX = 256  # uses of one declared name read before giving up (the answer is then: stays open)
+
+
+def _feature_arm(g: Group, a, sf: SourceFile) -> tuple[list[str], list[str], list[str], list[int]] | None:
+    """(macros defined, HIP-declared device functions redefined, names declared by type aliases, include lines) of
+    an arm holding only those (nested conditional directives aside), else None."""
+    names: list[str] = []
+    builtins: list[str] = []
+    aliases: list[str] = []
+    includes: list[int] = []
+    # nested tests around the defines choose among feature macros too (GenomeWorks' `#ifdef
+    # __CUDACC_VER_MAJOR__` / `#define GW_CUDA_BEFORE_XX_X 1` / `#if __CUDACC_VER_MAJOR__ == 10 && ...` /
+    # `#define GW_CUDA_BEFORE_10_1` / `#endif`): their lines are no code
+    conditional = _directive_lines(sf, conditional_only=True)
+    for n in a.body:
+        text = _code_line(sf, n)
+        if not text.strip() or n in conditional:
+            continue
+        m = _OBJECT_DEFINE.match(text)
+        if m is not None:
+            if m.group(1):
+                names.append(m.group(1).decode())
+            continue
+        m = _FUNCTION_DEFINE.match(text)
+        if m is not None and _hip_builtin(m.group(1).decode()):
+            builtins.append(m.group(1).decode())
+            continue
+        if _INCLUDE_LINE.match(text):
+            includes.append(n)
+            continue
+        m = _ALIAS_LINE.match(text)
+        if m is None:
+            return None
+        aliases.append((m.group(1) or m.group(2)).decode())
+    return names, builtins, aliases, includes
+
+
+_INCLUDE_LINE = re.compile(rb"^\s*#\s*include\b")
+
+
+def _aliases_used_only_under(sf: SourceFile, a, aliases: list[str], names: list[str]) -> bool:
+    """Whether every use of `aliases` outside arm `a` lies in a positive `#ifdef M` / `#if defined(M)` arm of the
+    file whose macros are all among `names` (the arm's) or defined nowhere in the file."""
+    groups = preprocessed(sf).groups
+    own = set(names)
+    for alias in aliases:
+        uses = 0
+        for m in re.finditer(rb"\b" + re.escape(alias.encode()) + rb"\b", sf.code):
+            line = bisect.bisect_right(sf.line_starts, m.start())
+            if a.end_line < line <= a.last:
+                continue
+            uses += 1
+            if uses > _ALIAS_USES_MAX:
+                return False
+            guarded = False
+            for g in groups:
+                for arm in g.arms:
+                    if not arm.end_line < line <= arm.last:
+                        continue
+                    if arm.kind == "ifdef":
+                        tested = arm.text.split()[:1]
+                    elif arm.kind in ("if", "elif") and _POSITIVE_TEST.match(arm.text) is not None:
+                        tested = re.findall(r"defined\s*\(?\s*(\w+)", arm.text)
+                    else:
+                        continue
+                    if tested and all(t in own or not re.search(rb"#\s*define\s+" + re.escape(t.encode()) + rb"\b",
+                                                                 sf.code) for t in tested):
+                        guarded = True
+            if not guarded:
+                return False
+    return True
+
+
+def _false_on_hip(arm) -> bool:
+    """Whether an `#if` arm's test is a conjunction requiring a toolkit macro hip-clang does not publish
+    (`defined(CMAKE_X) && defined(CUDART_VERSION) && CUDART_VERSION > 11000`)."""
+    if arm.kind not in ("if", "elif") or "||" in arm.text:
+        return False
+    return any(t in _PUBLISHED for t in re.findall(r"(?<!!)\bdefined\s*\(?\s*(\w+)", arm.text))
+
+
 def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
     """A test in an `#if`/`#elif` whose arm holds only object-like `#define`/`#undef` lines (under nested tests or
-    not): info (step 3a)."""
-    if f.rule not in FEATURE_DEFINE_RULES or f.severity <= Severity.INFO:
+    not), or those with the include and type aliases of the feature they enable, used only under those macros: info
+    (step 3a); so are that include and alias lines when the test cannot be true on HIP."""
+    if f.severity <= Severity.INFO:
         return f
+    on_test = f.rule in FEATURE_DEFINE_RULES
     for g in groups:
         for a in g.arms:
-            if a.kind == "else" or not a.line <= f.line <= a.end_line:
+            if a.kind == "else":
                 continue
-            names, builtins = [], []
-            # nested tests around the defines choose among feature macros too (GenomeWorks' `#ifdef
-            # __CUDACC_VER_MAJOR__` / `#define GW_CUDA_BEFORE_XX_X 1` / `#if __CUDACC_VER_MAJOR__ == 10 && ...` /
-            # `#define GW_CUDA_BEFORE_10_1` / `#endif`): their lines are no code
-            conditional = _directive_lines(sf, conditional_only=True)
-            for n in a.body:
-                text = _code_line(sf, n)
-                if not text.strip() or n in conditional:
-                    continue
-                m = _OBJECT_DEFINE.match(text)
-                if m is None:
-                    m = _FUNCTION_DEFINE.match(text)
-                    if m is None or not _hip_builtin(m.group(1).decode()):
-                        return f
-                    builtins.append(m.group(1).decode())
-                elif m.group(1):
-                    names.append(m.group(1).decode())
+            if on_test and a.line <= f.line <= a.end_line:
+                inside = False
+            elif a.end_line < f.line <= a.last and _false_on_hip(a):
+                inside = True
+            else:
+                continue
+            found = _feature_arm(g, a, sf)
+            if found is None:
+                return f
+            names, builtins, aliases, includes = found
             if not names and not builtins:
+                return f
+            if inside and f.line not in includes and _ALIAS_LINE.match(_code_line(sf, f.line)) is None:
+                return f
+            if (aliases or includes) and not (names and _aliases_used_only_under(sf, a, aliases, names)):
                 return f
             # an #else that stops the build (`#error needs CUDA 11`) is what HIP compiles: that is work
             start = sf.line_starts[g.arms[0].line - 1]
@@ -554,8 +645,17 @@ def feature_defines(f: Draft, groups: Iterable[Group], sf: SourceFile) -> Draft:
                                                    f"declares the same device function{'s' if len(builtins) > 1 else ''}"
                                                    " itself, so its own serve every use")
             them = "it" if len(names) == 1 else "them"
-            return _as_info(f, "defines_only", f"the arm only defines {', '.join(names + builtins)}: HIP leaves {them} "
-                                               f"undefined, so the code testing {them} is where HIP's path is chosen")
+            if inside:
+                return _as_info(f, "defines_only", f"in the arm of line {a.line}, which HIP skips (it requires a "
+                                                   f"toolkit macro hip-clang does not define); the arm enables "
+                                                   f"{', '.join(names)}, and the code testing {them} compiles its "
+                                                   f"fallback on HIP")
+            extra = (f" (with the header{'s' if len(includes) > 1 else ''} and type{'s' if len(aliases) > 1 else ''} "
+                     f"{', '.join(aliases)} only code testing {them} uses)" if aliases else
+                     f" (with the header{'s' if len(includes) > 1 else ''} they need)" if includes else "")
+            return _as_info(f, "defines_only", f"the arm only defines {', '.join(names + builtins)}{extra}: HIP leaves "
+                                               f"{them} undefined, so the code testing {them} is where HIP's path is "
+                                               "chosen")
     return f
 
 

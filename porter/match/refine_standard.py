@@ -13,7 +13,10 @@ What counts as naming the CUDA standard: a make or shell line that invokes or co
 `NVCCFLAGS += ...`) with `-std=c++NN`; in CMake, `CMAKE_CUDA_STANDARD NN`, a `CUDA_STANDARD NN` property,
 `cuda_std_NN`, or `-std=c++NN` in a CUDA flags variable (`CMAKE_CUDA_FLAGS`, `CUDA_NVCC_FLAGS`); in setup.py an
 nvcc argument list with `-std=c++NN`. A build that names none (hipcc then compiles C++17) or any C++17 or later, or
-a standard porter cannot read (`-std=c++$(STD)`), keeps the findings open.
+a standard porter cannot read (`-std=c++$(STD)`), keeps the findings open. In a makefile the flag may sit in a
+variable the nvcc line expands (cuFHE: `CU = nvcc`, `FLAGS = -std=c++11 -O3`, `$(CU) $(FLAGS) -c ...`): a line that
+invokes nvcc directly or through a variable whose value names it counts the `-std` of each variable it references
+(through other variables, a few levels deep), at the line defining that variable.
 """
 from __future__ import annotations
 
@@ -53,7 +56,8 @@ def named_standards(texts: Iterable[tuple[str, str, bytes]]) -> list[Named]:
     for path, language, data in texts:
         if not _MENTIONS.search(data):
             continue
-        for n, line in enumerate(data.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ").split(b"\n"), 1):
+        lines = data.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ").split(b"\n")
+        for n, line in enumerate(lines, 1):
             line = line.split(b"#", 1)[0] if language != "python" else line
             if not _MENTIONS.search(line):
                 continue
@@ -62,6 +66,56 @@ def named_standards(texts: Iterable[tuple[str, str, bytes]]) -> list[Named]:
                 found += [m.group(1) or m.group(2) for m in _CMAKE_STANDARD.finditer(line)]
             for value in found:
                 out.append(Named(f"{path}:{n}", value.decode("ascii", "replace"), _YEARS.get(value)))
+        if language == "make" and b"$" in data:
+            out.extend(n for n in _through_variables(path, lines) if n not in out)
+    return out
+
+
+# `NAME = value`, `NAME := value`, `NAME += value`, `NAME ?= value` (export/override before it), and `$(NAME)` /
+# `${NAME}` references. A recipe line (a tab first) defines nothing.
+_MAKE_DEFINITION = re.compile(rb"^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?::{1,3}|[+?!])?=(.*)$")
+_MAKE_REFERENCE = re.compile(rb"\$[({]([A-Za-z_][\w.-]*)[)}]")
+_MAKE_DEPTH = 4  # variables expanded through variables
+_MAKE_LINES = 20_000  # lines of one makefile read for variables (the file itself is read under a byte budget)
+
+
+def _through_variables(path: str, lines: list[bytes]) -> list[Named]:
+    """The `-std` flags a makefile's nvcc lines take from the variables they reference (see the module's doc), each
+    at the line defining the variable."""
+    defined: dict[bytes, list[tuple[int, bytes]]] = {}
+    for n, line in enumerate(lines[:_MAKE_LINES], 1):
+        if line.startswith(b"\t"):
+            continue
+        m = _MAKE_DEFINITION.match(line.split(b"#", 1)[0].strip())
+        if m is not None:
+            defined.setdefault(m.group(1), []).append((n, m.group(2)))
+    if not defined:
+        return []
+    out: list[Named] = []
+    for line in lines[:_MAKE_LINES]:
+        line = line.split(b"#", 1)[0]
+        if b"$" not in line or _MAKE_DEFINITION.match(line.strip()) is not None:
+            continue
+        reached: dict[bytes, None] = {}
+        todo = [(m.group(1), 1) for m in _MAKE_REFERENCE.finditer(line)]
+        while todo:
+            name, depth = todo.pop(0)
+            if name in reached or name not in defined:
+                continue
+            reached[name] = None
+            if depth < _MAKE_DEPTH:
+                todo.extend((m.group(1), depth + 1) for _, value in defined[name]
+                            for m in _MAKE_REFERENCE.finditer(value))
+        if not reached:
+            continue
+        values = [(n, value) for name in reached for n, value in defined[name]]
+        if not (_NVCC_LINE.search(line) or any(_NVCC_LINE.search(value) for _, value in values)):
+            continue
+        for n, value in values:
+            for m in _STD_FLAG.finditer(value):
+                named = Named(f"{path}:{n}", m.group(1).decode("ascii", "replace"), _YEARS.get(m.group(1)))
+                if named not in out:
+                    out.append(named)
     return out
 
 
