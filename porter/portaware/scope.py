@@ -482,12 +482,14 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
     lines = text.split("\n")
     assigns: list[tuple[str, int, int, str, bool]] = []  # (name, first, last, value, exported)
     rules: list[list[str]] = []  # each rule's recipe lines
+    rule_spans: list[list[int]] = []  # each rule's first and last line (its recipe included)
     other: list[str] = []  # rule lines, conditionals, includes: references neither side owns
     exported_all = recipeless = False
     in_rule = False
     for first, i, logical in make_logical_lines(text):
         if logical.startswith("\t") and in_rule:
             rules[-1].append(logical)
+            rule_spans[-1][1] = i
             continue
         stripped = logical.strip()
         if not stripped or stripped.startswith("#"):
@@ -502,6 +504,7 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
         in_rule = r is not None
         if in_rule:
             rules.append([])
+            rule_spans.append([first, i])
             # a rule (other than a special target) with no recipe may be built by an implicit rule
             recipeless = recipeless or (not logical.startswith(".") and not (i < len(lines) and lines[i].startswith("\t")))
         other.append(logical)
@@ -553,7 +556,13 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
                 cuda_vars.add(n)
                 changed = True
     evidence = next((k + 1 for k, ln in enumerate(lines) if _MK_ROCM_TOOL.search(ln) and not ln.lstrip().startswith("#")), 0)
-    return [(a, b, CUDA, evidence) for n, a, b, _v, _e in assigns if n in cuda_vars] if evidence else []
+    if not evidence:
+        return []
+    # and each rule whose recipe runs nvcc and never the ROCm toolchain (f5c's `$(NVCC) -x cu ... -rdc=true` rules
+    # beside its `$(HIPCC) -x hip ... -fgpu-rdc` ones; Vship's `buildcuda:` running nvcc beside `build:` running
+    # hipcc): the CUDA build's own rule, whose nvcc spellings the ROCm build never reads
+    cuda_rule_spans = [(a, b, CUDA, evidence) for r, (a, b) in zip(rules, rule_spans) if any(r is c for c in cuda_rules)]
+    return [(a, b, CUDA, evidence) for n, a, b, _v, _e in assigns if n in cuda_vars] + cuda_rule_spans
 
 
 # A CMake function or macro named for the NVIDIA build whose ROCm twin the same file defines (QMCPACK's
