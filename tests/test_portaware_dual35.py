@@ -1,0 +1,46 @@
+"""Session 27 (l35): dual CMake builds whose CUDA-only parts are spelled through a variable, CMake's CUDA-language
+variables, an enabled-languages test, and an optional find_package of the CUDA toolkit. Fixtures written here."""
+from porter.portaware.scope import (cmake_commands, cuda_language_spans, cuda_variable_spans,
+                                    optional_toolkit_finds)
+
+
+def test_cuda_language_test_held_in_a_variable():
+    text = ('set(cxx_lang "$<COMPILE_LANGUAGE:C,CXX>")\n'                    # 1
+            'set(cuda_lang "$<COMPILE_LANGUAGE:CUDA>")\n'                    # 2
+            "target_compile_options(t PRIVATE\n"                             # 3
+            "  $<${cxx_lang}:-Wall>\n"                                        # 4
+            "  $<${cuda_lang}:$<BUILD_INTERFACE:-Xcompiler=-Wall>>)\n")       # 5
+    assert cuda_language_spans(text) == [(5, 3, 5, 54)]
+    # a variable set twice may hold anything when the expression is evaluated: not read
+    twice = text + 'set(cuda_lang "$<COMPILE_LANGUAGE:CXX>")\n'
+    assert cuda_language_spans(twice) == []
+    # a variable holding a negated test is no CUDA-only condition
+    assert cuda_language_spans('set(v "$<NOT:$<COMPILE_LANGUAGE:CUDA>>")\nadd_compile_options($<${v}:-O2>)\n') == []
+
+
+def test_cuda_variable_spans_writes_and_enabled_language_arms():
+    text = ("get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)\n"        # 1
+            'if("CUDA" IN_LIST langs)\n'                                       # 2
+            "  list(APPEND opts -Xcompiler=-fopenmp)\n"                        # 3
+            "else()\n"                                                         # 4
+            "  list(APPEND opts -fopenmp)\n"                                   # 5
+            "endif()\n"                                                        # 6
+            "if(ARCH)\n"                                                       # 7
+            "  arch_to_version(${ARCH} CMAKE_CUDA_ARCHITECTURES)\n"            # 8
+            "else()\n"                                                         # 9
+            "  set(CMAKE_CUDA_ARCHITECTURES OFF)\n"                            # 10
+            "endif()\n"                                                        # 11
+            'message(STATUS "${CMAKE_CUDA_ARCHITECTURES}")\n'                  # 12
+            "if(CMAKE_CUDA_COMPILER)\n"                                        # 13
+            "endif()\n")                                                       # 14
+    assert cuda_variable_spans(cmake_commands(text)) == [(2, 1, 4, 1), (8, 1, 9, 1), (10, 1, 11, 1)]
+    # an IN_LIST test of a list that is not the enabled languages: nothing
+    assert cuda_variable_spans(cmake_commands('if("CUDA" IN_LIST BACKENDS)\n  set(X 1)\nendif()\n')) == []
+
+
+def test_optional_toolkit_finds():
+    text = ("find_package(CUDAToolkit)\n"                                      # 1
+            "find_package(CUDAToolkit REQUIRED)\n"                             # 2
+            "find_package(CUDA 11 QUIET)\n"                                    # 3
+            "find_package(hip)\n")                                             # 4
+    assert optional_toolkit_finds(cmake_commands(text)) == [(1, 1, 1), (3, 3, 3)]
