@@ -44,3 +44,23 @@ def test_optional_toolkit_finds():
             "find_package(CUDA 11 QUIET)\n"                                    # 3
             "find_package(hip)\n")                                             # 4
     assert optional_toolkit_finds(cmake_commands(text)) == [(1, 1, 1), (3, 3, 3)]
+
+
+def test_python_enum_member_vendor_tests():
+    from porter.portaware.guards import Span, python_spans
+    src = (b"def f(libraries, kind, dev):\n"                                        # 1
+           b"    if core_defs.CUPY_DEVICE_TYPE == core_defs.DeviceType.ROCM:\n"     # 2
+           b"        libraries = [*libraries, 'hiprtc']\n"                          # 3
+           b"    else:\n"                                                           # 4
+           b"        libraries = [*libraries, 'cudart']\n"                          # 5
+           b"    if kind == DeviceType.CUDA:\n"                                     # 6: kind is a selector (line 10)
+           b"        x = 1\n"                                                       # 7
+           b"    if dev == DeviceType.CUDA:\n"                                      # 8: dev never meets ROCm: no test
+           b"        y = 2\n"                                                       # 9
+           b"    if kind != DeviceType.ROCM:\n"                                     # 10
+           b"        z = 3\n"                                                       # 11
+           b"    if torch.version.CUDA:\n"                                          # 12: a value, not a class member
+           b"        w = 4\n"                                                       # 13
+           b"    return libraries\n")
+    assert python_spans(src) == [Span((3, 9), (3, 43), "rocm", 2), Span((4, 5), (5, 43), "cuda", 2),
+                                 Span((7, 9), (7, 14), "cuda", 6), Span((11, 9), (11, 14), "cuda", 10)]

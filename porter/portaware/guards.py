@@ -313,6 +313,17 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
             if vendor == ROCM:
                 return (ROCM if text[1] == "==" else CUDA), True
             return (CUDA, False) if text[1] == "==" else ("!" + ROCM, False)
+        if len(kids) == 3 and text[1] in ("==", "!=") and kids[2].type == "attribute":
+            # A value compared with a vendor's enumeration member (gt4py's `CUPY_DEVICE_TYPE ==
+            # DeviceType.ROCM`, DLPack-style device kinds): read as the string case above - the ROCm member is a
+            # ROCm test whatever the value's name, the CUDA one only for a value the file also compares with a ROCm
+            # member or name (a selector between vendor builds)
+            vendor = _py_member_side(kids[2], data)
+            whole = _py_text(kids[0], data)
+            if vendor == ROCM and "(" not in whole:
+                return (ROCM if text[1] == "==" else CUDA), True
+            if vendor == CUDA and whole in selectors:
+                return (CUDA, False) if text[1] == "==" else ("!" + ROCM, False)
         return None, False
     if t == "boolean_operator":
         op = node.child_by_field_name("operator")
@@ -403,6 +414,20 @@ def _py_rocm_string(node, data: bytes) -> bool:
     return node is not None and node.type == "string" and _py_text(node, data).strip("\"'").lower() in _PY_ROCM_NAMES
 
 
+# An enumeration member named for one vendor alone, in capitals (`DeviceType.ROCM`, `Backend.HIP`, `Platform.CUDA`):
+# the last part of an attribute whose object is a class-like name (not `torch.version.hip`, a value).
+_PY_MEMBER_SIDES = {"ROCM": ROCM, "HIP": ROCM, "AMD": ROCM, "CUDA": CUDA, "NVIDIA": CUDA}
+
+
+def _py_member_side(node, data: bytes) -> str | None:
+    if node is None or node.type != "attribute":
+        return None
+    parts = _py_text(node, data).split(".")
+    if len(parts) < 2 or "(" in parts[-2] or not parts[-2][:1].isupper():
+        return None
+    return _PY_MEMBER_SIDES.get(parts[-1])
+
+
 def _py_selectors(root, data: bytes) -> frozenset[str]:
     """The values (names or attributes, never a call or a device's `.type`) that the file compares with a ROCm name
     (`backend == "rocm"`) or assigns from one of its own functions that returns a ROCm name (`backend =
@@ -424,7 +449,7 @@ def _py_selectors(root, data: bytes) -> frozenset[str]:
         if node.type == "comparison_operator":
             kids = node.children
             if len(kids) == 3 and kids[1].type in ("==", "!=") and kids[0].type in ("identifier", "attribute") \
-                    and _py_rocm_string(kids[2], data):
+                    and (_py_rocm_string(kids[2], data) or _py_member_side(kids[2], data) == ROCM):
                 whole = _py_text(kids[0], data)
                 if whole.rsplit(".", 1)[-1] != "type":
                     out.add(whole)
