@@ -64,3 +64,23 @@ def test_python_enum_member_vendor_tests():
            b"    return libraries\n")
     assert python_spans(src) == [Span((3, 9), (3, 43), "rocm", 2), Span((4, 5), (5, 43), "cuda", 2),
                                  Span((7, 9), (7, 14), "cuda", 6), Span((11, 9), (11, 14), "cuda", 10)]
+
+
+def test_python_twin_setting_calls_and_fstring_reads():
+    from porter.portaware.guards import Span, python_spans
+    src = (b"def configure(debug):\n"                                              # 1
+           b"    if debug:\n"                                                      # 2
+           b"        dbg = '--device-debug'\n"                                     # 3
+           b"    else:\n"                                                          # 4
+           b"        dbg = ''\n"                                                   # 5
+           b"    cfg.set('compiler.cuda.args', value=f'{dbg} -O3')\n"              # 6: twin of line 7
+           b"    cfg.set('compiler.cuda.hip_args', value='-O3')\n"                 # 7
+           b"    cfg.set('compiler.cuda.cuda_arch', value=arch)\n"                 # 8: twin of line 9
+           b"    cfg.set('compiler.cuda.hip_arch', value=arch)\n"                  # 9
+           b"    cfg.set('compiler.cuda.flags', value=arch)\n"                     # 10: no ROCm twin
+           b"    other.set('compiler.cuda.hip_flags', value=arch)\n")              # 11: another function's setting
+    assert python_spans(src) == [Span((6, 5), (6, 54), "cuda", 7), Span((8, 5), (8, 51), "cuda", 9),
+                                 Span((3, 9), (3, 31), "cuda", 7), Span((5, 9), (5, 17), "cuda", 7)]
+    # a read of the variable in an f-string outside the CUDA call keeps its assignments shared
+    shared = src + b"    print(f'{dbg}')\n"
+    assert python_spans(shared) == [Span((6, 5), (6, 54), "cuda", 7), Span((8, 5), (8, 51), "cuda", 9)]
