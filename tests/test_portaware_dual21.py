@@ -24,7 +24,8 @@ def _statuses(root):
 
 def test_each_dual_s21_finding_has_its_exact_status():
     assert _statuses(FIXTURE) == [
-        ("CMakeLists.txt", 4, "BLD002", "open", None),
+        # (session 27) an optional find_package(CUDAToolkit) finds nothing on ROCm, in a file with a HIP arm of its own
+        ("CMakeLists.txt", 4, "BLD002", "handled", "CMakeLists.txt:13"),
         ("CMakeLists.txt", 7, "BLD001", "handled", "CMakeLists.txt:6"),
         # Kokkos builds one device backend: its CUDA switch is false in every ROCm build
         ("CMakeLists.txt", 18, "BLD001", "handled", "CMakeLists.txt:17"),
@@ -81,17 +82,17 @@ def test_make_toolchain_regions_reads_who_uses_each_variable():
             "\t$(NVCC) $(OPT) -o $@ $< $(LDFLAGS)\n"      # 7
             "b: a.hip\n"                                  # 8
             "\thipcc $(HIPFLAGS) -o $@ $<\n")             # 9
-    assert make_toolchain_regions(text) == [(1, 1, "cuda", 9), (2, 2, "cuda", 9), (3, 3, "cuda", 9)]
+    assert make_toolchain_regions(text) == [(1, 1, "cuda", 9), (2, 2, "cuda", 9), (3, 3, "cuda", 9), (6, 7, "cuda", 9)]
     # no ROCm toolchain (hipcc only in a comment): nothing
     assert make_toolchain_regions("# build with hipcc on AMD\nNVCC := nvcc\na: a.cu\n\t$(NVCC) -o $@ $<\n") == []
     # a rule without a recipe may be built by make's built-in rules, which read LDFLAGS
     text2 = ("NVCC := nvcc\nLDFLAGS := -lcuda\nall: app\napp: a.cu\n\t$(NVCC) -o $@ $< $(LDFLAGS)\n"
              "h: a.hip\n\thipcc -o $@ $<\n")
-    assert make_toolchain_regions(text2) == [(1, 1, "cuda", 7)]
+    assert make_toolchain_regions(text2) == [(1, 1, "cuda", 7), (4, 5, "cuda", 7)]
     # an exported variable may be read by a sub-make
     text3 = ("NVCC := nvcc\nexport LDFLAGS := -lcuda\napp: a.cu\n\t$(NVCC) -o $@ $< $(LDFLAGS)\n"
              "h: a.hip\n\thipcc -o $@ $<\n")
-    assert make_toolchain_regions(text3) == [(1, 1, "cuda", 6)]
+    assert make_toolchain_regions(text3) == [(1, 1, "cuda", 6), (3, 4, "cuda", 6)]
 
 
 def test_nvcc_flag_assignments_take_every_nvcc_option_variable():
@@ -126,3 +127,22 @@ def test_nvidia_only_switches_read_the_side_they_are_tested_on():
     cmds = cmake_commands(text)
     _refs, regions = cmake_references("CMakeLists.txt", text)
     assert nvidia_only_switches(cmds, regions) == [("APP_NVSHMEM", "cuda"), ("APP_CUPTI", "cuda")]
+
+
+def test_make_toolchain_regions_take_the_nvcc_rules_of_a_dual_makefile():
+    # session 27 (l35): a HIP-first Makefile whose default rules run hipcc and whose extra rules run nvcc literally:
+    # each nvcc rule, recipe included, is the CUDA build's (its -arch / -Xcompiler never reach hipcc); a rule
+    # running both compilers, and one running neither, is neither side's
+    text = ("build: lib.cpp\n"                                    # 1
+            "\thipcc lib.cpp --offload-arch=native -o lib.so\n"  # 2
+            "buildcuda: lib.cpp\n"                                # 3
+            "\tnvcc -x cu lib.cpp -arch=native \\\n"              # 4
+            "\t  -Xcompiler -fPIC -o lib.so\n"                    # 5
+            "both: lib.cpp\n"                                     # 6
+            "\tnvcc -x cu lib.cpp -o a.so\n"                      # 7
+            "\thipcc lib.cpp -o b.so\n"                           # 8
+            "clean:\n"                                            # 9
+            "\trm -f lib.so\n")                                   # 10
+    assert make_toolchain_regions(text) == [(3, 5, "cuda", 2)]
+    # without the ROCm rules the nvcc rule is the only build: open work, nothing returned
+    assert make_toolchain_regions("buildcuda: lib.cpp\n\tnvcc -x cu lib.cpp -arch=native -o lib.so\n") == []

@@ -313,6 +313,17 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
             if vendor == ROCM:
                 return (ROCM if text[1] == "==" else CUDA), True
             return (CUDA, False) if text[1] == "==" else ("!" + ROCM, False)
+        if len(kids) == 3 and text[1] in ("==", "!=") and kids[2].type == "attribute":
+            # A value compared with a vendor's enumeration member (gt4py's `CUPY_DEVICE_TYPE ==
+            # DeviceType.ROCM`, DLPack-style device kinds): read as the string case above - the ROCm member is a
+            # ROCm test whatever the value's name, the CUDA one only for a value the file also compares with a ROCm
+            # member or name (a selector between vendor builds)
+            vendor = _py_member_side(kids[2], data)
+            whole = _py_text(kids[0], data)
+            if vendor == ROCM and "(" not in whole:
+                return (ROCM if text[1] == "==" else CUDA), True
+            if vendor == CUDA and whole in selectors:
+                return (CUDA, False) if text[1] == "==" else ("!" + ROCM, False)
         return None, False
     if t == "boolean_operator":
         op = node.child_by_field_name("operator")
@@ -403,6 +414,20 @@ def _py_rocm_string(node, data: bytes) -> bool:
     return node is not None and node.type == "string" and _py_text(node, data).strip("\"'").lower() in _PY_ROCM_NAMES
 
 
+# An enumeration member named for one vendor alone, in capitals (`DeviceType.ROCM`, `Backend.HIP`, `Platform.CUDA`):
+# the last part of an attribute whose object is a class-like name (not `torch.version.hip`, a value).
+_PY_MEMBER_SIDES = {"ROCM": ROCM, "HIP": ROCM, "AMD": ROCM, "CUDA": CUDA, "NVIDIA": CUDA}
+
+
+def _py_member_side(node, data: bytes) -> str | None:
+    if node is None or node.type != "attribute":
+        return None
+    parts = _py_text(node, data).split(".")
+    if len(parts) < 2 or "(" in parts[-2] or not parts[-2][:1].isupper():
+        return None
+    return _PY_MEMBER_SIDES.get(parts[-1])
+
+
 def _py_selectors(root, data: bytes) -> frozenset[str]:
     """The values (names or attributes, never a call or a device's `.type`) that the file compares with a ROCm name
     (`backend == "rocm"`) or assigns from one of its own functions that returns a ROCm name (`backend =
@@ -424,7 +449,7 @@ def _py_selectors(root, data: bytes) -> frozenset[str]:
         if node.type == "comparison_operator":
             kids = node.children
             if len(kids) == 3 and kids[1].type in ("==", "!=") and kids[0].type in ("identifier", "attribute") \
-                    and _py_rocm_string(kids[2], data):
+                    and (_py_rocm_string(kids[2], data) or _py_member_side(kids[2], data) == ROCM):
                 whole = _py_text(kids[0], data)
                 if whole.rsplit(".", 1)[-1] != "type":
                     out.add(whole)
@@ -503,6 +528,7 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
                     out.append(Span(after[0], after[1], _flip(side), line))
     if ROCM_WORD.search(data):
         out.extend(_vendor_keyed_entries(sf.root, data))
+        out.extend(_twin_setting_calls(sf.root, data))
     if any(sp.side == ROCM for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out, ROCM))
     if any(sp.side == CUDA for sp in out):
@@ -548,6 +574,62 @@ def _vendor_keyed_entries(root, data: bytes) -> list[Span]:
         if rocm_line is None or not any(side == CUDA for side, _ in sides):
             continue
         out.extend(_span(e, side, rocm_line) for side, e in sides if side is not None)
+    return out
+
+
+# A setting's name whose words name CUDA, and the ROCm words a twin setting puts in its place or beside one of its
+# words (DaCe's `compiler.cuda.args` beside `compiler.cuda.hip_args`, `compiler.cuda.cuda_arch` beside
+# `compiler.cuda.hip_arch`).
+_py_setting_cuda_word = lazy_regex(r"(?i)(?<![a-z])(?:cuda|nvcc|nvidia)(?![a-z])")
+_py_setting_rocm_word = lazy_regex(r"(?i)(?<![a-z])(?:hip|rocm|hipcc|amd)(?![a-z])")
+# A setting's name: words joined by dots, colons or slashes (no hyphen: `nvidia-smi` is a command, not a setting).
+_py_setting_key = lazy_regex(r"^[A-Za-z_]\w*(?:[.:/][A-Za-z_]\w*)*$")
+
+
+def _setting_twins(cuda_key: str, rocm_key: str) -> bool:
+    """Whether `rocm_key` is `cuda_key` with a CUDA word put into ROCm's (`cuda_arch` / `hip_arch`) or with a ROCm
+    word set before or after one of its words (`args` / `hip_args`)."""
+    if cuda_key == rocm_key or not _py_setting_cuda_word().search(cuda_key) or _py_setting_rocm_word().search(cuda_key) \
+            or not _py_setting_rocm_word().search(rocm_key):
+        return False
+    def vendorless(key: str) -> str:
+        return _py_setting_rocm_word().sub("<vendor>", _py_setting_cuda_word().sub("<vendor>", key))
+
+    if vendorless(cuda_key) == vendorless(rocm_key):
+        return True
+    for m in _py_setting_rocm_word().finditer(rocm_key):
+        a, b = m.span()
+        if b < len(rocm_key) and rocm_key[b] in "_-" and rocm_key[:a] + rocm_key[b + 1:] == cuda_key:
+            return True
+        if a > 0 and rocm_key[a - 1] in "_-" and rocm_key[:a - 1] + rocm_key[b:] == cuda_key:
+            return True
+    return False
+
+
+def _twin_setting_calls(root, data: bytes) -> list[Span]:
+    """Calls, each a statement of its own, of one function whose first argument is a setting's name, one named for CUDA
+    and one for its ROCm twin
+    (gt4py's `dace.Config.set("compiler.cuda.args", ...)` beside `dace.Config.set("compiler.cuda.hip_args", ...)`):
+    the tool reads one of them per build, so the CUDA call is the CUDA build's side (the span's line is the first
+    ROCm twin's call). A CUDA setting without its ROCm twin in the file is left as it is."""
+    calls: dict[bytes, list[tuple[str, Any]]] = {}
+    for node in descendants(root, ("call",), lang="python"):
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if fn is None or first is None or first.type != "string" or len(first.named_children) != 3 \
+                or first.named_children[1].type != "string_content":
+            continue
+        if node.parent is None or node.parent.type != "expression_statement":
+            continue  # a setter is a statement of its own; a call whose value is used (a probe) runs on every build
+        key = first.named_children[1].text.decode("utf-8", "replace")
+        if _py_setting_key().match(key):
+            calls.setdefault(fn.text, []).append((key, node))
+    out: list[Span] = []
+    for group in calls.values():
+        for key, node in group:
+            twin = next((n for k, n in group if _setting_twins(key, k)), None)
+            if twin is not None:
+                out.append(_span(node, CUDA, twin.start_point[0] + 1))
     return out
 
 
@@ -816,7 +898,10 @@ def _reads(block, names: set[bytes], bound: set[int]) -> dict[bytes, list[Pos]]:
                 if (parent.type, field) not in _PY_NOT_READ and (parent.type, None) not in _PY_NOT_READ:
                     out.setdefault(node.text, []).append(_pos(node.start_point))
             continue
-        if node.type not in ("comment", "string"):
+        if node.type == "string":
+            # an f-string reads the names in its `{...}` parts (gt4py's f"{cuda_dbginfo} -O3 ..."); the rest is text
+            stack.extend(c for c in node.children if c.type == "interpolation")
+        elif node.type != "comment":
             stack.extend(node.children)
     return out
 

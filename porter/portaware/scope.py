@@ -30,6 +30,7 @@ import fnmatch
 import functools
 import posixpath
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Iterable, Iterator
@@ -482,12 +483,14 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
     lines = text.split("\n")
     assigns: list[tuple[str, int, int, str, bool]] = []  # (name, first, last, value, exported)
     rules: list[list[str]] = []  # each rule's recipe lines
+    rule_spans: list[list[int]] = []  # each rule's first and last line (its recipe included)
     other: list[str] = []  # rule lines, conditionals, includes: references neither side owns
     exported_all = recipeless = False
     in_rule = False
     for first, i, logical in make_logical_lines(text):
         if logical.startswith("\t") and in_rule:
             rules[-1].append(logical)
+            rule_spans[-1][1] = i
             continue
         stripped = logical.strip()
         if not stripped or stripped.startswith("#"):
@@ -502,6 +505,7 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
         in_rule = r is not None
         if in_rule:
             rules.append([])
+            rule_spans.append([first, i])
             # a rule (other than a special target) with no recipe may be built by an implicit rule
             recipeless = recipeless or (not logical.startswith(".") and not (i < len(lines) and lines[i].startswith("\t")))
         other.append(logical)
@@ -553,7 +557,13 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
                 cuda_vars.add(n)
                 changed = True
     evidence = next((k + 1 for k, ln in enumerate(lines) if _MK_ROCM_TOOL.search(ln) and not ln.lstrip().startswith("#")), 0)
-    return [(a, b, CUDA, evidence) for n, a, b, _v, _e in assigns if n in cuda_vars] if evidence else []
+    if not evidence:
+        return []
+    # and each rule whose recipe runs nvcc and never the ROCm toolchain (f5c's `$(NVCC) -x cu ... -rdc=true` rules
+    # beside its `$(HIPCC) -x hip ... -fgpu-rdc` ones; Vship's `buildcuda:` running nvcc beside `build:` running
+    # hipcc): the CUDA build's own rule, whose nvcc spellings the ROCm build never reads
+    cuda_rule_spans = [(a, b, CUDA, evidence) for r, (a, b) in zip(rules, rule_spans) if any(r is c for c in cuda_rules)]
+    return [(a, b, CUDA, evidence) for n, a, b, _v, _e in assigns if n in cuda_vars] + cuda_rule_spans
 
 
 # A CMake function or macro named for the NVIDIA build whose ROCm twin the same file defines (QMCPACK's
@@ -1565,6 +1575,15 @@ def _needs_toolkit(c: CMakeCommand) -> bool:
         and "REQUIRED" in upper
 
 
+def optional_toolkit_finds(cmds: list[CMakeCommand]) -> list[tuple[int, int, int]]:
+    """(line, last line, line) of each find_package(CUDAToolkit) / find_package(CUDA) without REQUIRED: CMake goes on
+    when it finds nothing (https://cmake.org/cmake/help/latest/command/find_package.html), so on a ROCm machine it
+    only leaves `CUDAToolkit_FOUND` false."""
+    return [(c.line, c.end_line or c.line, c.line) for c in cmds
+            if c.name == "find_package" and c.args and _CM_PACKAGE_TOOLKIT.fullmatch(c.args[0]) is not None
+            and "REQUIRED" not in [a.upper() for a in c.args]]
+
+
 def toolkit_arms(cmds: list[CMakeCommand]) -> list[tuple[int, int, int]]:
     """(first line, last line, guard line) of each `if(<CUDA-named switch>)` arm (`if(BUILD_WITH_CUDA)`,
     `if(USE_CUDA AND USE_MPI)`) that itself, outside any inner if(), requires the CUDA toolkit (see above). A ROCm
@@ -1608,6 +1627,22 @@ def _cuda_language_only(cond: str) -> bool:
     return _CUDA_LANGUAGE_TEST.search(cond) is not None and "NOT:" not in cond and "OR:" not in cond
 
 
+# A variable the file sets to such a test and then uses as the condition (GHEX's `set(cuda_lang
+# "$<COMPILE_LANGUAGE:CUDA>")` ... `$<${cuda_lang}:-Xcompiler=-Wall ...>`): CMake substitutes the variable before it
+# evaluates the expression, so the condition is the test itself. Set once in the file, to one expression alone.
+_CM_LANGUAGE_VARIABLE = re.compile(r'(?im)^[^\S\n#]*set\s*\(\s*([A-Za-z_]\w*)\s+"?(\$<[^"\s()]*>)"?\s*\)')
+_CM_VARIABLE_CONDITION = re.compile(r"\$\{([A-Za-z_]\w*)\}")
+
+
+def _language_variables(text: str) -> dict[str, str]:
+    """Variable name -> the CUDA-language test it holds, for each variable the file sets exactly once to one."""
+    seen: dict[str, list[str]] = {}
+    for m in _CM_LANGUAGE_VARIABLE.finditer(text):
+        seen.setdefault(m.group(1), []).append(m.group(2))
+    sets = Counter(re.findall(r"(?i)\bset\s*\(\s*([A-Za-z_]\w*)", text))
+    return {n: vs[0] for n, vs in seen.items() if len(vs) == 1 and sets[n] == 1 and _cuda_language_only(vs[0])}
+
+
 def cuda_language_spans(text: str) -> list[tuple[int, int, int, int]]:
     """(line, first column, end line, column after the end), 1-based, of each generator expression whose value CMake
     applies to CUDA-language sources only (the outermost such one)."""
@@ -1615,6 +1650,7 @@ def cuda_language_spans(text: str) -> list[tuple[int, int, int, int]]:
     if b"COMPILE_LANG" not in code or b"CUDA" not in code:
         return []
     found = generator_expressions(code)
+    variables = _language_variables(text)
     by_start = {s_: (c_, e_) for s_, c_, e_ in found}
     chosen: list[tuple[int, int]] = []
     for start, colon, end in sorted(found):
@@ -1626,6 +1662,8 @@ def cuda_language_spans(text: str) -> list[tuple[int, int, int, int]]:
             cond = code[start + 2:colon].decode("utf-8", "replace")
         elif code.startswith(b"COMPILE_LANG_AND_ID:", start + 2):
             cond = code[start + 2:end].decode("utf-8", "replace")
+        elif colon > 0 and (v := _CM_VARIABLE_CONDITION.fullmatch(code[start + 2:colon].decode("utf-8", "replace"))):
+            cond = variables.get(v.group(1), "")
         else:
             continue
         if _cuda_language_only(cond):
@@ -1648,6 +1686,41 @@ def cuda_property_spans(cmds: list[CMakeCommand]) -> list[tuple[int, int, int, i
     expression, nothing a HIP-language or hipcc-as-C++ compile reads."""
     return [(c.line, 1, (c.end_line or c.line) + 1, 1) for c in cmds
             if c.name in _CM_PROPERTY_COMMANDS and any(a in _CUDA_LANGUAGE_PROPERTIES for a in c.args)]
+
+
+# CMake's variables for the CUDA language (https://cmake.org/cmake/help/latest/manual/cmake-variables.7.html:
+# CMAKE_CUDA_ARCHITECTURES, CMAKE_CUDA_FLAGS, CMAKE_CUDA_STANDARD, ...): only a CUDA-language compile reads them.
+_CM_CUDA_LANGUAGE_VARIABLE = re.compile(r"CMAKE_CUDA_[A-Z0-9_]+")
+# Commands that read a variable rather than write it.
+_CM_READERS = frozenset({"if", "elseif", "else", "endif", "while", "endwhile", "foreach", "endforeach", "message",
+                         "return", "include", "option"})
+
+
+def cuda_variable_spans(cmds: list[CMakeCommand]) -> list[tuple[int, int, int, int]]:
+    """(line, 1, line after the end, 1) of each command that writes one of CMake's CUDA-language variables - the
+    variable named bare, as set() / list() / string() / a function's output argument name it (gridtools'
+    `gt_cuda_arch_to_cuda_arch_version(${GT_CUDA_ARCH} CMAKE_CUDA_ARCHITECTURES)`, `set(CMAKE_CUDA_ARCHITECTURES
+    OFF)`) - and of each if() arm that tests whether CUDA is among the enabled languages (`get_property(langs GLOBAL
+    PROPERTY ENABLED_LANGUAGES)` ... `if("CUDA" IN_LIST langs)`): like a CUDA-language generator expression, nothing
+    a build that never enables CUDA reads."""
+    out = [(c.line, 1, (c.end_line or c.line) + 1, 1) for c in cmds
+           if c.name not in _CM_READERS and any(_CM_CUDA_LANGUAGE_VARIABLE.fullmatch(a) for a in c.args)]
+    enabled = {c.args[0] for c in cmds if c.name == "get_property" and len(c.args) >= 4
+               and "ENABLED_LANGUAGES" in c.args and "GLOBAL" in c.args}
+    for k, c in enumerate(cmds):
+        if not (c.name == "if" and len(c.args) == 3 and c.args[0] == "CUDA" and c.args[1] == "IN_LIST"
+                and c.args[2] in enabled):
+            continue
+        depth = 0
+        for d in cmds[k + 1:]:
+            if d.name == "if":
+                depth += 1
+            elif d.name == "endif" and depth:
+                depth -= 1
+            elif d.name in ("else", "elseif", "endif") and not depth:
+                out.append((c.line, 1, d.line, 1))
+                break
+    return sorted(out)
 
 
 def cuda_language_enables(cmds: list[CMakeCommand], regions: list[tuple[int, int, str, int]]

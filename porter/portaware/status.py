@@ -100,7 +100,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cmake_compile_definitions,
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
-                                    cuda_language_enables, cuda_language_spans, cuda_property_spans,
+                                    cuda_language_enables, cuda_language_spans, cuda_property_spans, cuda_variable_spans,
+                                    optional_toolkit_finds,
                                     cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
@@ -499,7 +500,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          tested=tuple(cmake_tested(text)) + own_project,
-                         language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds)),
+                         language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds))
+                         + tuple(cuda_variable_spans(cmds)),
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
                          definitions=tuple(cmake_compile_definitions(cmds)),
@@ -1198,6 +1200,13 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             # around find_package(CUDA REQUIRED), beside its hand-kept src/hip module): a ROCm build turns it off
             # (from the file's facts, which parsed its commands: file_facts)
             toolkit = list(facts[path].toolkit_arms) if c.language == "cmake" and path in facts else []
+            # ... and an optional find_package(CUDAToolkit) (no REQUIRED) in a CMake file with a ROCm arm of its own
+            # (gridtools' `find_package(CUDAToolkit)` before `if(CUDAToolkit_FOUND OR GT_CUDA_TYPE STREQUAL
+            # HIPCC-AMDGPU)`): on a ROCm machine it finds nothing and the configure goes on into that arm
+            if c.language == "cmake" and rocm_arms and data is not None:
+                guard = next((g for _a, _b, s_, g in pm.cmake_regions.get(path, ()) if s_ == ROCM and g), 0)
+                toolkit += [(a, b, guard or g) for a, b, g in
+                            optional_toolkit_finds(cmake_commands(data.decode("utf-8", "replace")))]
             if toolkit and ev is not None:
                 pm.toolkit_arms[path] = toolkit
 
