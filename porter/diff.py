@@ -171,6 +171,10 @@ def _path(raw: bytes) -> str:
     return shown_path(os.fsdecode(raw))
 
 
+# The most changed paths one comparison reads (twice discovery's MAX_FILES: a change deletes and adds).
+MAX_CHANGED_PATHS = 100_000
+
+
 def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
     """The files that differ between two commits under `subdir`, renames paired, from one `git diff --raw -M`."""
     args = ["diff", "--raw", "-z", "-M", "--no-ext-diff", "--no-textconv"]
@@ -180,6 +184,12 @@ def changes(top: Path, base: str, head: str, subdir: str = "") -> Change:
         out = git.run(top, *args, base, head, "--")
     except git.GitError as e:
         raise UsageError(f"cannot compare {base[:12]} with {head[:12]}: {e}") from None
+    # One record per changed path (two NUL-separated fields, three for a rename): a change past MAX_CHANGED_PATHS is
+    # refused before its paths become Python strings (a 90 KB object set can list a million paths), and a refused
+    # comparison fails the gate (exit 2) rather than pass what it did not compare.
+    if out.count(b"\0:") + out.startswith(b":") > MAX_CHANGED_PATHS:
+        raise UsageError(f"cannot compare {base[:12]} with {head[:12]}: the change touches more than "
+                         f"{MAX_CHANGED_PATHS:,} paths, past what porter compares file by file; scan the head in full")
     fields = out.split(b"\0")
     base_paths: set[str] = set()
     head_paths: set[str] = set()
