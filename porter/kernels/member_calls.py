@@ -215,25 +215,20 @@ def template_functor_key(fn: ts.Node, cache: dict) -> str | None:
 
 def declared_type(ident: ts.Node, cache: dict) -> str | None:
     """The class name the nearest declaration of `ident`'s name gives it (see the module's doc), else None."""
-    name = ident.text
-    node = ident
-    while node.parent is not None:
-        parent = node.parent
-        if parent.type == "function_definition":
-            found = _parameters(parent, cache).get(name)
-            if found is not None:
-                return found or None
-        if parent.type in _SCOPES:
-            found = _scope(parent, cache).get(name)
-            if found is not None:
-                return found or None
-        node = parent
-    return None
+    found = _nearest_declaration(ident, cache)
+    return (found[0] or None) if found is not None else None
 
 
 def declared_indirect(ident: ts.Node, cache: dict) -> bool:
     """Whether the nearest declaration of `ident`'s name (as declared_type finds it) declares a pointer or an
     array (`FFP *sh`, `pair2 bins[]`), not an object of its class."""
+    found = _nearest_declaration(ident, cache)
+    return found is not None and found[1]
+
+
+def _nearest_declaration(ident: ts.Node, cache: dict) -> tuple[str, bool] | None:
+    """The nearest declaration of `ident`'s name, walking out through function parameters and scopes: the class
+    name it gives ("" for a name declared with no class type) and whether it declares a pointer or an array."""
     name = ident.text
     node = ident
     while node.parent is not None:
@@ -241,13 +236,13 @@ def declared_indirect(ident: ts.Node, cache: dict) -> bool:
         if parent.type == "function_definition":
             found = _parameters(parent, cache).get(name)
             if found is not None:
-                return name in cache[("indirect", "parameters", parent.start_byte, parent.end_byte)]
+                return found, name in cache[("indirect", "parameters", parent.start_byte, parent.end_byte)]
         if parent.type in _SCOPES:
             found = _scope(parent, cache).get(name)
             if found is not None:
-                return name in cache[("indirect", "scope", parent.start_byte, parent.end_byte)]
+                return found, name in cache[("indirect", "scope", parent.start_byte, parent.end_byte)]
         node = parent
-    return False
+    return None
 
 
 def _parameters(fn: ts.Node, cache: dict) -> dict[bytes, str]:
