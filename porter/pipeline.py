@@ -627,15 +627,17 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
             unread = True
             continue  # said when the file itself is scanned
         texts.append((c.path, data))
-    if not any(buildsources.may_name_sources(path, data) for path, data in texts):
+    # which files may name CUDA sources, asked once here (each answer upper-cases a CMake file) and handed to the task
+    naming = [buildsources.may_name_sources(path, data) for path, data in texts]
+    if not any(naming):
         texts = []
     budget = stage_budget(file_budget(options), len(texts))
     if not texts:
         answer: Any = []
     elif pool is not None and pool.budget == budget:
-        answer = [a for _, a in pool.map(_cmake_task, [(texts,)])][0]
+        answer = [a for _, a in pool.map(_cmake_task, [(texts, naming)])][0]
     else:
-        answer = run_stage(_cmake_task, (texts,), budget)
+        answer = run_stage(_cmake_task, (texts, naming), budget)
     if isinstance(answer, Overrun):
         notices.append(f"reading which sources CMake compiles as CUDA {answer.reason}; files it names are not read")
         return []
@@ -644,11 +646,12 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
     return list(answer)
 
 
-def _cmake_task(texts: list[tuple[str, bytes]]) -> list[str]:
+def _cmake_task(texts: list[tuple[str, bytes]], naming: list[bool]) -> list[str]:
+    """What the build files in `texts` name as CUDA sources; `naming[i]`: whether texts[i] may name any."""
     decoded = [(path, data.decode("utf-8", "replace")) for path, data in texts]
     # the source lists every CMake file sets (`set(K src/k.cup)` in one, its LANGUAGE CUDA in another)
     variables = buildsources.cmake_variables([(p, t) for p, t in decoded if buildsources.is_cmake(p)])
-    return [t for (path, text), (_, data) in zip(decoded, texts) if buildsources.may_name_sources(path, data)
+    return [t for (path, text), names in zip(decoded, naming) if names
             for t in buildsources.cuda_sources(path, text, variables)]
 
 
