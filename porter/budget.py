@@ -14,7 +14,8 @@ repository content hands the work to a `Pool` here, whatever `--jobs` says:
 
 `Pool.map` yields each task's answer or `Overrun` as it comes; `run_stage` is one budgeted call (a whole stage).
 
-A whole run may also have a deadline (`PORTER_DEADLINE_S`, seconds from the start of the process; none by default):
+A whole run may also have a deadline (`PORTER_DEADLINE_S`, seconds from the start of the process; none by default,
+ISOLATED_DEADLINE_S under `--isolated`):
 a CI job killed by its own timeout posts nothing, while a run that stops itself reports what it finished. Every
 stage's parsing goes through a Pool, so the deadline is kept here, once: past it a running task is killed and every
 task not yet started is answered with an Overrun of kind "deadline" without starting, so the scan ends with the
@@ -71,11 +72,27 @@ class DeadlineError(UsageError):
     """PORTER_DEADLINE_S is not a positive number of seconds."""
 
 
+# The deadline of a run on untrusted code (`--isolated`) that names none: a PR bot's job must end with a report
+# rather than be killed by its CI's timeout (GitHub's default job timeout is 360 minutes; a hostile change of 50,000
+# files at 30 s each would run for weeks). PORTER_DEADLINE_S, when set, wins.
+ISOLATED_DEADLINE_S = 1800.0
+_default_deadline: float | None = None
+
+
+def untrusted_run(untrusted: bool) -> None:
+    """Whether this process's run has the --isolated default deadline (ISOLATED_DEADLINE_S) when PORTER_DEADLINE_S
+    names none. Set where every command's options are read (porter.cli.options.command_line), so an in-process
+    caller's next command does not inherit the last one's."""
+    global _default_deadline
+    _default_deadline = ISOLATED_DEADLINE_S if untrusted else None
+
+
 def run_deadline() -> tuple[float, float] | None:
-    """(the monotonic time the run must end by, the seconds it was given) from PORTER_DEADLINE_S, or None."""
+    """(the monotonic time the run must end by, the seconds it was given) from PORTER_DEADLINE_S, else the
+    --isolated default (untrusted_run), or None."""
     text = os.environ.get(DEADLINE_ENV, "").strip()
     if not text:
-        return None
+        return None if _default_deadline is None else (_STARTED + _default_deadline, _default_deadline)
     try:
         seconds = float(text)
     except ValueError:

@@ -48,3 +48,23 @@ def test_the_gate_fails_when_the_deadline_cut_the_scan(tmp_path):
     bad = porter_here("scan", str(tmp_path / "t"), "--no-cache", env={"PORTER_DEADLINE_S": "soon"})
     assert bad.returncode == 2
     assert "PORTER_DEADLINE_S='soon': give a positive number of seconds" in bad.stderr
+
+
+def test_an_isolated_run_has_a_deadline_when_the_job_names_none(tmp_path, monkeypatch):
+    """--isolated is the PR bot's run on a stranger's change: it ends by budget.ISOLATED_DEADLINE_S (here 1 ms after
+    the process started, long past) even with PORTER_DEADLINE_S unset, and its gate fails rather than pass the
+    files it never scanned. The same scan without --isolated has no deadline, and the next in-process command does
+    not inherit the last one's."""
+    write_files(tmp_path / "t", {"a.cu": KERNEL})
+    monkeypatch.delenv("PORTER_DEADLINE_S", raising=False)
+    monkeypatch.setattr(budget, "ISOLATED_DEADLINE_S", 0.001)
+    args = ("scan", str(tmp_path / "t"), "--no-cache", "--fail-on", "blocker", "--format", "json")
+    cut = porter_here(*args, "--isolated", env={"PORTER_DEADLINE_S": ""})
+    assert cut.returncode == 1, cut.stderr
+    assert [(s["path"], s["reason"]) for s in json.loads(cut.stdout)["skipped"]] == [
+        ("a.cu", "the run's deadline of 0.001 s (PORTER_DEADLINE_S) passed before porter got to scan; skipped")]
+    trusted = porter_here(*args, env={"PORTER_DEADLINE_S": ""})
+    assert trusted.returncode == 0, trusted.stderr
+    assert json.loads(trusted.stdout)["skipped"] == []
+    assert {f["rule"] for f in json.loads(trusted.stdout)["findings"]} == {"DEV002", "KRN001"}
+    assert budget.run_deadline() is None

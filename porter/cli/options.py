@@ -155,6 +155,9 @@ def command_line(include=None, exclude=None, jobs=None, fail_on=None, target=Non
             check_release(rocm)
         except ValueError as e:
             raise UsageError(f"--rocm: {e}") from None
+    from porter.budget import untrusted_run
+
+    untrusted_run(isolated)  # untrusted code: the run ends by a deadline even when the job names none
     return CommandLine(include=tuple(include) if include else None, exclude=tuple(exclude) if exclude else None,
                        jobs=jobs, fail_on=fail_on, targets=tuple(target) if target else None, no_cache=no_cache,
                        cache_dir=cache_dir, config=config, isolated=isolated, deep=deep,
