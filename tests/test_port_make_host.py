@@ -59,12 +59,15 @@ def ported(tmp_path):
 def test_the_rocm_branch_gives_the_host_compiler_use_rocm(ported):
     make = (ported / "Makefile").read_text().splitlines()
     i = make.index("ifeq ($(USE_ROCM),1)")
-    assert make[i:i + 10] == [
+    assert make[i:i + 12] == [
         "ifeq ($(USE_ROCM),1)", "export HIP_PLATFORM := amd", "NVCC := hipcc -DUSE_ROCM",
         "PORTER_LIB_CUDART := -lamdhip64",
         "CPPFLAGS += -DUSE_ROCM $(shell HIP_PLATFORM=amd hipconfig --cpp_config)",
         "CXXFLAGS += -DUSE_ROCM $(shell HIP_PLATFORM=amd hipconfig --cpp_config)",
-        "else", "PORTER_LIB_CUDART := -lcudart", "endif", "all: app"]
+        "PORTER_X_NONE := -x none",
+        "else", "PORTER_LIB_CUDART := -lcudart", "PORTER_X_NONE :=", "endif", "all: app"]
+    # hipcc 5.2 puts `-x hip` before k.cu and nothing after it: host.o would be compiled as HIP source
+    assert make[-1] == "\t$(NVCC) -O2 -o app k.cu $(PORTER_X_NONE) host.o $(PORTER_LIB_CUDART) $(LDFLAGS)"
     assert (ported / "host.cpp").read_text().splitlines()[:4] == [
         '#include "porter_hip_compat.h"  /* porter port: CUDA names mapped to HIP for the ROCm build */',
         "#if !(defined(__HIP_PLATFORM_AMD__) || defined(USE_ROCM))", "#include <cuda_runtime.h>", "#endif"]
@@ -78,6 +81,19 @@ def test_make_use_rocm_compiles_the_host_unit_with_gxx(ported):
     r = subprocess.run(["make", "USE_ROCM=1", "host.o"], cwd=ported, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert (ported / "host.o").stat().st_size > 0
+
+
+@pytest.mark.skipif(shutil.which("make") is None or shutil.which("g++") is None or shutil.which("hipcc") is None,
+                    reason=f"needs make, {NEEDS['g++']}, and {NEEDS['hipcc']}")
+def test_make_use_rocm_links_the_object_after_the_kernel_source(ported):
+    """The recipe `$(NVCC) -O2 -o app k.cu host.o`: with hipcc 5.2.3 and no `-x none` before host.o, clang reads the
+    object file as HIP source ("missing terminating ' character", 10 errors); the port's line links."""
+    assert subprocess.run(["make", "-n", "app"], cwd=ported, capture_output=True, text=True, check=True
+                          ).stdout.splitlines()[-1] == "nvcc -O2 -o app k.cu  host.o -lcudart "  # empty on CUDA
+    r = subprocess.run(["make", "USE_ROCM=1", "app", "NVCC=hipcc -DUSE_ROCM --offload-arch=gfx90a"], cwd=ported,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (ported / "app").stat().st_size > 0
 
 
 DLP = """\

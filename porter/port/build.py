@@ -297,6 +297,12 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
         cuda_lines.insert(0, "NVCC ?= nvcc")
         for s, e in recipe_nvcc:
             link_edits.append((s, e, "$(NVCC)"))
+    names = [m.group(1) for m in compiler_vars] or ["NVCC"]
+    after_source = _inputs_after_sources(text, names)
+    if after_source:
+        rocm_lines.append(f"{X_NONE} := -x none")
+        cuda_lines.append(f"{X_NONE} :=")
+        link_edits.extend((at, at, f"$({X_NONE}) ") for at in after_source)
     if not rocm_lines:
         return
     # HIP_PLATFORM: a hipcc that finds nvcc on the machine (Debian's) compiles for NVIDIA without it.
@@ -311,6 +317,42 @@ def port_make(work: BuildWork, tables: dict, gfx: tuple[str, ...]) -> None:
     work.edits.extend(link_edits)
     work.changes.append(Change(work.path, work.line_of(at), "make", None,
                                "USE_ROCM=1 branch: hipcc, offload-arch flags, ROCm libraries"))
+
+
+# hipcc (5.2.3's hipcc.pl, checked) puts `-x hip` before each .cu input and nothing after it, so an object file or
+# archive later on the same line (`$(NVCC) -o app k.cu host.o`) is compiled as HIP source and the link fails; clang
+# reads a file after `-x none` by its suffix again. nvcc takes no `-x none`: the CUDA branch sets it empty.
+X_NONE = "PORTER_X_NONE"
+# Options whose value is the next word (not an input file).
+_VALUE_OPTIONS = frozenset({"-o", "-I", "-L", "-l", "-x", "-D", "-U", "-include", "-isystem", "-Xlinker", "-Xcompiler",
+                            "-ccbin", "--compiler-bindir", "--output-file", "-arch", "-gencode", "-code", "-MF", "-MT"})
+_SHELL_END = frozenset({"&&", "||", ";", "|", ">", ">>", "<", "2>", "&>"})
+
+
+def _inputs_after_sources(text: str, compilers: list[str]) -> list[int]:
+    """Where `$(PORTER_X_NONE) ` goes on recipe lines that run the CUDA compiler (a variable of `compilers`, or
+    nvcc): before the first input word of each run of non-.cu inputs that follows a .cu input on the command."""
+    run = re.compile(r"(?:\$[({](?:" + "|".join(re.escape(c) for c in compilers) + r")[)}]|(?<![\w$(/-])nvcc\b)")
+    out: list[int] = []
+    for line in re.finditer(r"(?m)^\t[^\n]*", text):
+        start = run.search(line.group(0))
+        if start is None:
+            continue
+        seen_cu, gap_open, prev = False, False, ""
+        for w in re.finditer(r"\S+", line.group(0)[start.end():]):
+            word = w.group(0)
+            if word in _SHELL_END or word.endswith(";"):
+                break
+            if word.startswith("-") or prev in _VALUE_OPTIONS:
+                prev = word
+                continue
+            prev = word
+            if re.search(r"\.(?:cu|cuh)$", word):
+                seen_cu, gap_open = True, False
+            elif seen_cu and not gap_open:
+                out.append(line.start() + start.end() + w.start())
+                gap_open = True
+    return out
 
 
 # A recipe line that runs a host C/C++ compiler (GNU make's variables or the compilers by name), and the flag
