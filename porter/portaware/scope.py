@@ -709,6 +709,14 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
             parsed.append((i + 1, "else", "else"))
         elif re.match(r"endif\b", m.group(3)):
             parsed.append((i + 1, "endif", None))
+    return _arm_regions(parsed)
+
+
+def _arm_regions(parsed: list[tuple[int, str, str | tuple[Tri, Tri] | None]]) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, side, guard line) for the arms of a build file's conditionals, given each
+    conditional line as (line, "if" | "else" | "endif", the build its test says it is true in: "cuda", "rocm", a
+    (cuda, rocm) truth pair, "else" for a plain else, None when it names no vendor). Only a file with a ROCm test has
+    CUDA arms (a CUDA-only file's `if cuda` says nothing about a port); conditionals inside an arm are that arm's."""
     # a ROCm test: a ROCm word or switch, or a ROCm-named variable's emptiness (decided in the CUDA build)
     if not any(t == ROCM or isinstance(t, tuple) and t[0] is not None for _l, _k, t in parsed):
         return []
@@ -752,6 +760,43 @@ def make_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
             cur = stack.pop()["outer"]
             start = line + 1
     return out
+
+
+_MESON_COND = re.compile(r"^[ \t]*(if|elif|else|endif)\b[ \t]*(.*?)[ \t]*$")
+_MESON_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'")
+
+
+def meson_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
+    """(first line, last line, side, guard line) for the arms of a meson.build's vendor conditionals: `if
+    get_option('backend') == 'hip'` / `elif get_option('backend') == 'cuda'` / `else` / `endif`, `if
+    get_option('rocm')`, `if cuda_dep.found()`, `if not get_option('cuda')` (Meson's `if` statement:
+    https://mesonbuild.com/Syntax.html#if-statements). A test naming one vendor is true in that vendor's build (`not`
+    or `!=` flips it); one naming both or neither decides nothing. As make_conditional_regions, only a file with a
+    ROCm test has arms."""
+    parsed: list[tuple[int, str, str | tuple[Tri, Tri] | None]] = []
+    for i, line in enumerate(text.split("\n")):
+        m = _MESON_COND.match(_MESON_STRING.sub(lambda q: q.group(0).replace("#", " "), line).split("#", 1)[0])
+        if m is None:
+            continue
+        kind, test = m.group(1), m.group(2)
+        if kind == "endif":
+            parsed.append((i + 1, "endif", None))
+        elif kind == "else":
+            parsed.append((i + 1, "else", "else"))
+        else:
+            parsed.append((i + 1, "if" if kind == "if" else "else", _meson_test(test)))
+    return _arm_regions(parsed)
+
+
+def _meson_test(test: str) -> str | None:
+    """The build a meson `if` test is true in ("cuda", "rocm") or None (see meson_conditional_regions)."""
+    sides = {x for x in (_make_word_side(w) for w in re.findall(r"[A-Za-z_][\w-]*", test)) if x}
+    if len(sides) != 1:
+        return None
+    s = sides.pop()
+    if re.match(r"not\b", test) or "!=" in test:
+        s = CUDA if s == ROCM else ROCM
+    return s
 
 
 # An optional-dependencies extra named for a CUDA build: unsloth's `cu124onlytorch250`, `cuda12`, `nvidia-gpu`.

@@ -104,6 +104,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     optional_toolkit_finds,
                                     cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
+                                    meson_conditional_regions,
                                     make_twin_regions,
                                     nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
                                     toolkit_arms,
@@ -489,6 +490,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          + tuple(make_toolchain_regions(text)),
                          components=tuple(automake_components(path, text))
                          if PurePosixPath(path).name == AUTOMAKE_NAME else ())
+    if language == "meson":
+        return PortFacts(regions=tuple(meson_conditional_regions(data.decode("utf-8", "replace"))))
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
@@ -785,7 +788,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         r = scanned.get(path)
-        if c.language not in ("cuda", "cmake", "make") and not (c.language == "python" and (
+        if c.language not in ("cuda", "cmake", "make", "meson") and not (c.language == "python" and (
                 path in with_findings or PurePosixPath(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
