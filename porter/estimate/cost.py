@@ -543,8 +543,8 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             sites = {(f.path, f.line) for f in hits}
             per = Hours.of(job["per_site"])
             job_hours = job_hours + per.scale(len(sites))
-            names = {member_call(f) or f.rule for f in hits}
-            basis += f" + {per.text()} × {len(sites)} call site(s) of {len(names)} name(s) through the table"
+            called = {member_call(f) or f.rule for f in hits}
+            basis += f" + {per.text()} × {len(sites)} call site(s) of {len(called)} name(s) through the table"
         if job.get("backend_twins"):
             spec = job["backend_twins"]
             twins = backend_twin_files(inputs.result.files, spec)
