@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 from porter.estimate.dedup import Site, fix_site, template_key
 from porter.estimate.effort_model import EffortModel, Hours
-from porter.estimate.inputs import Inputs, Scope
+from porter.estimate.inputs import Inputs, Scope, member_call
 from porter.estimate.kernel_verdicts import KERNEL_VERDICTS, KernelVerdicts, TargetVerdict, read_kernel
 from porter.estimate.ranges import percentiles, spread
 from porter.model import Finding, Kernel
@@ -161,8 +161,50 @@ def _kernel_jobs(inputs: Inputs, scope: Scope, skip: set[str]) -> dict[str, set[
 def _fires(inputs: Inputs, scope: Scope, job: dict[str, Any]) -> bool:
     """Whether a repository-wide job applies to the scope: a finding meets its `when`, a target its `targets`, and no
     scanned file includes what `unless_includes` names."""
-    return (_job_applies(job, scope) and any(inputs.matches(job["when"], f) for f in scope.findings)
-            and not (job.get("unless_includes") and _includes(inputs, job["unless_includes"])))
+    if not (_job_applies(job, scope) and any(inputs.matches(job["when"], f) for f in scope.findings)
+            and not (job.get("unless_includes") and _includes(inputs, job["unless_includes"]))):
+        return False
+    if job.get("min_names"):
+        names = {member_call(f) or f.rule for f in scope.findings if inputs.matches(job["when"], f)}
+        if len(names) < int(job["min_names"]):
+            return False
+    return not job.get("backend_twins") or bool(backend_twin_files(inputs.result.files, job["backend_twins"]))
+
+
+def backend_twin_files(files: Iterable[Any], spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The source files of per-backend implementation directories a port copies to HIP twins: a directory whose name
+    matches `spec["names"]` (`Cuda/`, `cuda/`) holding files with CUDA content (a finding of any status, a kernel or a
+    launch), beside a sibling directory in which at least `spec["min_share"]` of its source files have a namesake
+    (the same stem: `Cuda/Morpheus_Multiply_Impl.hpp` beside `OpenMP/` and `Serial/Morpheus_Multiply_Impl.hpp`) —
+    the same implementation written once per execution space, which the port writes once more for HIP. Sorted paths;
+    only files of `spec["languages"]` (C, C++, CUDA) count, so a Python `backends/cuda/ops.py` is not one."""
+    import posixpath
+
+    rx = re.compile(spec["names"])
+    langs = set(spec.get("languages") or ("c", "cpp", "cuda"))
+    stems: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # (parent, dir) → stem → paths
+    active: set[str] = set()
+    for fr in files:
+        if fr.language not in langs:
+            continue
+        parts = fr.path.split("/")
+        for i in range(len(parts) - 1):
+            rest = "/".join(parts[i + 1:])
+            stems[("/".join(parts[:i]), parts[i])][posixpath.splitext(rest)[0].lower()].add(fr.path)
+        if fr.findings or fr.suppressed or fr.kernels or fr.launches:
+            active.add(fr.path)
+    out: set[str] = set()
+    for (parent, name), mine in stems.items():
+        if not rx.search(name):
+            continue
+        for (other_parent, other), theirs in stems.items():
+            if other_parent == parent and other != name and not rx.search(other) \
+                    and len(mine.keys() & theirs.keys()) >= spec["min_share"] * len(mine):
+                out.update(*mine.values())
+                break
+    # The backend is the project's CUDA code when one of its files has CUDA content; then every file of it is copied
+    # (a `Cuda/` file that only converts between formats is twinned with the rest).
+    return tuple(sorted(out)) if out & active else ()
 
 
 def _header_job(inputs: Inputs, scope: Scope, skip: set[str]) -> dict[str, Any] | None:
@@ -496,6 +538,21 @@ def _cost_one_offs(inputs: Inputs, scope: Scope, items: list[Item], taken: dict[
             per = Hours.of(job["per_api"])
             job_hours = job_hours + per.scale(len(api))
             basis += f" + {per.text()} × {len(api)} (the API surface used: distinct names and headers, CuTe names called)"
+        if job.get("per_site"):
+            # A HIP arm beside each call through the project's loaded table: one per source line that calls it.
+            sites = {(f.path, f.line) for f in hits}
+            per = Hours.of(job["per_site"])
+            job_hours = job_hours + per.scale(len(sites))
+            called = {member_call(f) or f.rule for f in hits}
+            basis += f" + {per.text()} × {len(sites)} call site(s) of {len(called)} name(s) through the table"
+        if job.get("backend_twins"):
+            spec = job["backend_twins"]
+            twins = backend_twin_files(inputs.result.files, spec)
+            per = Hours.of(spec["hours"])
+            job_hours = job_hours + per.scale(len(twins))
+            dirs = sorted({t.rpartition("/")[0] + "/" for t in twins})
+            basis += (f" + {per.text()} × {len(twins)} file(s) to twin in {len(dirs)} backend director"
+                      f"{'y' if len(dirs) == 1 else 'ies'} ({', '.join(dirs[:3])}{', …' if len(dirs) > 3 else ''})")
         if job.get("per_file"):
             spec = job["per_file"]
             names = re.compile(spec["names"]) if spec.get("names") else None

@@ -314,8 +314,23 @@ class Inputs:
                 continue
             if "text" in alt and not re.search(alt["text"], _finding_text(f, self.rule(f))):
                 continue
+            if alt.get("member_call") and member_call(f) is None:
+                continue
             return True
         return False
+
+
+_MEMBER_CALL = re.compile(r"(?:->|\.)\s*((?:cu|nvrtc|cuda)[A-Z]\w*)\s*\(")
+
+
+def member_call(f: Finding) -> str | None:
+    """The CUDA driver, runtime or NVRTC entry point a finding's line calls through an object (`cuda->cuInit (0)`,
+    `rtc.nvrtcCompileProgram (p, 0, 0)`), else None. Such a name is a pointer in a table the project fills itself
+    (dlopen/dlsym): the scan reports the CUDA types and constants on the line (`CUresult`, `CUDA_SUCCESS`), not the
+    member, so the line of the finding is read for it. hipify renames the names, but the port writes a HIP table and
+    a HIP arm at each such call (hashcat's ext_hip.h and backend.c)."""
+    m = _MEMBER_CALL.search(f.snippet or "")
+    return m.group(1) if m else None
 
 
 def _python(path: str) -> bool:
