@@ -57,8 +57,11 @@ def test_each_pyprec_s19_finding_has_its_exact_severity_and_status():
         ("pkg/dtypes.py", 28, "QNT004", "info", "open", None, ["mx_format"]),
         ("pkg/inductor/x86.py", 5, "QNT004", "info", "open", None, ["other_platform"]),
         # the nvcc arm of `if is_cuda_target(t): ... elif is_hip_target(t): ...` (line 7)
+        # PYT030 (session 28): the command runs nvcc; handled in the CUDA arm, open (info) without one
+        ("pkg/libgen.py", 8, "PYT030", "info", "handled", "pkg/libgen.py:7", []),
         ("pkg/libgen.py", 8, "BLD006", "low", "handled", "pkg/libgen.py:7", []),
         ("pkg/libgen.py", 8, "BLD006", "low", "handled", "pkg/libgen.py:7", []),
+        ("pkg/nvonly_libgen.py", 8, "PYT030", "info", "open", None, []),
         ("pkg/nvonly_libgen.py", 8, "BLD006", "low", "open", None, []),
         ("pkg/nvonly_libgen.py", 8, "BLD006", "low", "open", None, []),
         # lines 1-6 and 13-15 hold --use_fast_math in docstrings: no finding

@@ -80,8 +80,10 @@ def test_every_shipped_rule_loads():
     # Triton libdevice function the HIP libdevice lacks) by issue 27 (Python recall), session 26; PYT027 and PYT028
     # (CUDA-spelled half switches in Python build scripts, info) and PYT029 (the CUDA value of a backend tag with no
     # ROCm value) by issue 27 (Python recall), session 27;
-    # LIB019 (a vendored copy of a drop-in library), BLD014 and BLD015 (meson's CUDA language and dependency), session 27
-    assert len(RULES) == 141
+    # LIB019 (a vendored copy of a drop-in library), BLD014 and BLD015 (meson's CUDA language and dependency), session 27;
+    # PYT030 (nvcc named as the compiler Python code runs or looks for, info) and PYT031 (an NVIDIA SM architecture
+    # name built, parsed or compared in Python, info) by issue 27 (Python recall), session 28
+    assert len(RULES) == 143
 
 
 @pytest.mark.parametrize("rid,i,pattern,nested", SHIPPED, ids=[f"{s[0]}-{s[1]}-{kind_of(s[2])}" for s in SHIPPED])
