@@ -23,7 +23,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); twins are read per file and per kernel where they
    pair so (_unported: a source in a CUDA directory whose ROCm sibling twins it file for file but has no twin of its
-   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there);
+   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there;
+   except a component file that implements CUDA's own API, compat.implements_cuda_api: the ROCm sibling calls HIP's
+   runtime instead);
    a file named for a CUDA library beside one named for its ROCm counterpart that uses it (`cublas.cc` /
    `rocblas.cc`, scope.library_twin_candidates) is a twin too; a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard; but a finding (above info) whose counterpart - the sibling
