@@ -106,3 +106,21 @@ def test_implements_cuda_api_needs_three_cuda_api_definitions_and_no_kernel():
     assert implements_cuda_api("void f() {\n  cudaMalloc(&p, n);\n  cudaFree(p);\n  cuInit(0);\n}\n") is False
     # the same name defined twice counts once
     assert implements_cuda_api(three.split("\n", 1)[1] * 2) is False
+
+
+def test_nvcc_argument_lists_of_a_meson_build_that_builds_for_amd():
+    from porter.portaware.scope import meson_rocm_line, nvcc_flag_assignments
+
+    assert _statuses(REPO / "fixtures/dual_s28c") == [
+        ("meson.build", 7, "BLD004", "handled", "meson.build:12"),
+        ("meson.build", 8, "BLD005", "handled", "meson.build:12"),
+        # a Meson file naming nothing of ROCm: its nvcc flags stay open
+        ("tools/meson.build", 2, "BLD004", "open", None),
+        ("tools/meson.build", 2, "BLD005", "open", None),
+    ]
+    text = (REPO / "fixtures/dual_s28c/meson.build").read_text()
+    assert nvcc_flag_assignments(text) == [(6, 6), (7, 7), (8, 8)]
+    assert meson_rocm_line("meson.build", text) == "meson.build:12"
+    # a comment naming the library is no build line
+    assert meson_rocm_line("m", "# cc.find_library('amdhip64')\nx = 1\n") is None
+    assert meson_rocm_line("m", "add_project_arguments('-D__HIP_PLATFORM_AMD__', language : 'cpp')\n") == "m:1"

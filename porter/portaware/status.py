@@ -110,7 +110,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     make_twin_regions,
-                                    nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
+                                    meson_rocm_line, nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
                                     toolkit_arms,
                                     setup_references, setup_source_patterns)
 from porter.source import preprocessor
@@ -1200,10 +1200,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_side = [ev for _lang, ev in arms]
     rocm_files = sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
     rocm_side += rocm_files
-    if rocm_side:
+    # porter reads no Meson arms: a meson.build that itself builds for ROCm (lc0's `hipblas` / `amdhip64` lookups and
+    # `-D__HIP_PLATFORM_AMD__` for its SYCL-on-AMD backend) is its own evidence, for its own nvcc variables
+    meson_rocm = {p: ev for p in sorted(with_findings) if p in files and files[p].language == "meson"
+                  for data in [_read(source, files[p], limit, held)] if data is not None
+                  for ev in [meson_rocm_line(p, data.decode("utf-8", "replace"))] if ev is not None}
+    if rocm_side or meson_rocm:
         for path in sorted(with_findings):
             c = files.get(path)
-            if c is None or c.language not in ("make", "cmake"):
+            if c is None or c.language not in ("make", "cmake", "meson"):
+                continue
+            if c.language == "meson" and path not in meson_rocm:
                 continue
             data = _read(source, c, limit, held)
             spans = nvcc_flag_assignments(data.decode("utf-8", "replace")) if data is not None else []
@@ -1212,8 +1219,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             rocm_arms = [(a, b) for a, b, s_, _g in pm.cmake_regions.get(path, ()) if s_ == ROCM]
             if any(a <= x <= b for x, _y in spans for a, b in rocm_arms):
                 spans = []
-            ev = next((e for lang, e in arms if lang == c.language and (lang == "cmake" or e.startswith(path + ":"))),
-                      rocm_files[0] if rocm_files else None)
+            ev = meson_rocm[path] if c.language == "meson" else next(
+                (e for lang, e in arms if lang == c.language and (lang == "cmake" or e.startswith(path + ":"))),
+                rocm_files[0] if rocm_files else None)
             if spans and ev is not None:
                 pm.nvcc_flags[path] = spans
                 pm.nvcc_evidence[path] = ev
