@@ -170,25 +170,30 @@ def test_files_kernels_and_launch_sites_are_counted_and_worded_alike(estate):
     files = (f"{c.files_scanned} files scanned · {c.files_with_findings} files with findings · "
              f"{c.files_with_open_findings} files with open findings · {c.skipped} files skipped")
     others = f"{c.kernels} kernels · {c.launches} launch sites · {c.suppressed} suppressed"
+    # 39 files with open findings since session 28: dual-app/src/compat.h's mappings reach only the files that
+    # include it, so torch-ext's and cuda-app's CUDA names (torch-ext/csrc/bias_gelu.cu's 32-bit-mask shuffles) are
+    # no longer handled by another repository's compat header
     assert (c.files_scanned, c.files_with_findings, c.files_with_open_findings, c.kernels, c.launches) == (
-        54, 45, 38, 21, 15)
+        54, 45, 39, 21, 15)
     assert f"\n{files}; {others}; hipify translates " in texts["console"]
     assert f"\n{files}. {others}. hipify translates " in texts["markdown"]
     assert f'<p class="muted" id="count-notes">{files}. {others}. hipify translates ' in texts["html"]
     doc = json.loads(texts["json"])["assessment"]["counts"]
     assert {k: doc[k] for k in ("files_scanned", "files_with_findings", "files_with_open_findings", "skipped",
                                 "kernels", "launches", "suppressed")} == {
-        "files_scanned": 54, "files_with_findings": 45, "files_with_open_findings": 38, "skipped": 0, "kernels": 21,
+        "files_scanned": 54, "files_with_findings": 45, "files_with_open_findings": 39, "skipped": 0, "kernels": 21,
         "launches": 15, "suppressed": 0}
     from porter.render.console import summary_line
 
     # 256 info: torch-ext's `if CUDA_HOME is None:` is a PYT023 note since session 25; 257: its `-U__CUDA_NO_HALF_*`
-    # flags are a PYT027 note since session 27; 258: its PYT009 row reads info since session 27 (PYT009 calibrated)
+    # flags are a PYT027 note since session 27; 258: its PYT009 row reads info since session 27 (PYT009 calibrated).
+    # Session 28: 5 high and 57 info move from handled to open - dual-app/src/compat.h no longer maps the CUDA names
+    # of the estate's other repositories, which never include it
     assert summary_line(r.result) == (
         f"{c.findings} findings (9 blocker, 37 high, 46 medium, 27 low, 258 info); {c.files_scanned} files scanned, "
         f"{c.files_with_findings} files with findings; {c.kernels} kernels, {c.launches} launch sites; "
-        f"{c.suppressed} suppressed; {c.skipped} files skipped; {c.open} open (8 blocker, 26 high, 41 medium, 19 low, "
-        f"181 info), {c.handled} handled (10 high, 5 medium, 8 low, 70 info), {c.cuda_only} cuda-only (1 blocker, "
+        f"{c.suppressed} suppressed; {c.skipped} files skipped; {c.open} open (8 blocker, 31 high, 41 medium, 19 low, "
+        f"238 info), {c.handled} handled (5 high, 5 medium, 8 low, 13 info), {c.cuda_only} cuda-only (1 blocker, "
         f"1 high, 7 info); {c.files_with_open_findings} files with open findings")
 
 

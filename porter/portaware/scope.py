@@ -401,8 +401,11 @@ def cmake_twin_variables(text: str, cmds: list[CMakeCommand] | None = None) -> l
 # template (`$(2)NVCC_FLAGS`, read with its `$(...)` parts left out) too. The compiler variable (`NVCC := nvcc`,
 # `CUDA_NVCC`) is the build's choice of compiler, not its flags: it is the CUDA build's only where the same Makefile
 # has a ROCm toolchain (make_toolchain_regions).
-_NVCC_FLAG_VAR = re.compile(r"\w*NVCC_?(?:FLAGS|COMMON|OPTS|OPTIONS|ARGS)\w*|\w+_NVCC_\w*FLAGS\w*|\w*FLAGS_NVCC\w*"
-                            r"|CMAKE_CUDA_FLAGS\w*")
+# Meson spells its variables in lower case (lc0's `nvcc_arguments += ['-Xcompiler', '-fPIC']`,
+# `nvcc_extra_args += '-gencode=...'`, the argument lists of its nvcc custom_target): read alike.
+_NVCC_FLAG_VAR = re.compile(r"\w*NVCC_?(?:FLAGS|COMMON|OPTS|OPTIONS|ARGS|ARGUMENTS)\w*|\w+_NVCC_\w*FLAGS\w*"
+                            r"|\w*FLAGS_NVCC\w*|CMAKE_CUDA_FLAGS\w*"
+                            r"|\w*nvcc_(?:\w+_)?(?:flags|opts|options|args|arguments)\w*")
 _CM_SET_HEAD = re.compile(r"^\s*(?:set|list\s*\(\s*(?:APPEND|PREPEND)|string\s*\(\s*APPEND)\s*\(?\s*(\w+)", re.I)
 _MK_SET_HEAD = re.compile(r"^\s*(?:export\s+|override\s+)?((?:\w|\$[({]\w*[)}])+)\s*(?:::=|:=|\+=|\?=|=)")
 # The `$(x)` / `${x}` parts of a make variable's name (a `define` template's `$(2)NVCC_FLAGS`, evaluated per call).
@@ -410,8 +413,8 @@ _MK_NAME_REF = re.compile(r"\$[({]\w*[)}]")
 
 
 def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
-    """(first line, last line) of each assignment to an nvcc-only flag variable (see above) in a CMake file or
-    Makefile, continuation lines included. None at all when the file feeds such a variable to a ROCm-named line
+    """(first line, last line) of each assignment to an nvcc-only flag variable (see above) in a CMake file,
+    Makefile or Meson file (`name += [...]`, read as make's `+=`), continuation lines included. None at all when the file feeds such a variable to a ROCm-named line
     (`set(HIP_HIPCC_FLAGS ${CUDA_NVCC_FLAGS})`): there the ROCm build reads it too."""
     if not _NVCC_FLAG_VAR.search(text):
         return []
@@ -438,6 +441,22 @@ def nvcc_flag_assignments(text: str) -> list[tuple[int, int]]:
         if re.search(r"(?i)hip|rocm", line) and any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", line) for n in names):
             return []
     return out
+
+
+# A Meson line that builds for ROCm: a lookup of the HIP runtime or a ROCm library, the ROCm compiler, or HIP's
+# platform macro passed to the compiler (`cc.find_library('amdhip64', ...)`, `dependency('hip')`,
+# `add_project_arguments('-D__HIP_PLATFORM_AMD__', ...)`). A comment is no such line.
+_MESON_ROCM = re.compile(r"(?:find_library|dependency)\s*\(\s*'(?:amdhip64|hip|hip-lang|hipblas\w*|rocblas|rocm\w*|"
+                         r"miopen|rccl|hipfft|rocfft|hiprand|rocrand|hipsparse|rocsparse)'|__HIP_PLATFORM_AMD__|\bhipcc\b")
+
+
+def meson_rocm_line(path: str, text: str) -> str | None:
+    """"path:line" of the first line of a Meson file that builds for ROCm (_MESON_ROCM), or None."""
+    for n, line in enumerate(text.split("\n"), 1):
+        code = line.split("#", 1)[0]
+        if _MESON_ROCM.search(code):
+            return f"{path}:{n}"
+    return None
 
 
 def make_logical_lines(text: str) -> Iterator[tuple[int, int, str]]:

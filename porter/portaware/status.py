@@ -23,7 +23,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); twins are read per file and per kernel where they
    pair so (_unported: a source in a CUDA directory whose ROCm sibling twins it file for file but has no twin of its
-   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there);
+   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there;
+   except a component file that implements CUDA's own API, compat.implements_cuda_api: the ROCm sibling calls HIP's
+   runtime instead);
    a file named for a CUDA library beside one named for its ROCm counterpart that uses it (`cublas.cc` /
    `rocblas.cc`, scope.library_twin_candidates) is a twin too; a CMake Find module or include() loaded only
    from CUDA arms → handled, by the arm's guard; but a finding (above info) whose counterpart - the sibling
@@ -62,7 +64,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    (`kernel.replace("__shfl_down_sync(FULL_MASK,", "__shfl_down(")` under `if torch.version.hip:`,
    porter.portaware.rewrites), where the finding's columns cover it → handled, by the `replace` line;
 10. a CUDA name the finding matched that a compat layer maps for ROCm (porter.portaware.compat: a ROCm-side
-   `#define`, alias, `auto` alias or polyfill function, in a header for every file) → handled;
+   `#define`, alias, `auto` alias or polyfill function, in a header for the files whose translation units include
+   it, in a source for that file) → handled - unless the rule is tagged `rocm-code` or `beyond-rename` (KRN004: a
+   renamed cooperative launch still needs every block resident on the AMD device; the rename is no port of that);
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
 12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
@@ -92,7 +96,8 @@ from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResu
 from porter.model.finding import PROJECT_HEADER
 from porter.model.kernel import TargetVerdict
 from porter.model.report import KernelAnalysisSummary
-from porter.portaware.compat import CompatLayer, aliases, mapped_definitions
+from porter.portaware.compat import (CompatLayer, aliases, implements_cuda_api, include_reach,
+                                     mapped_definitions)
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
@@ -106,7 +111,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
                                     meson_conditional_regions,
                                     make_twin_regions,
-                                    nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
+                                    meson_rocm_line, nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
                                     toolkit_arms,
                                     setup_references, setup_source_patterns)
 from porter.source import preprocessor
@@ -236,7 +241,8 @@ class PortMap:
     notes: list[str] = field(default_factory=list)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
-               rocm_code: bool = False, gap: bool = False, breaks: bool = False) -> tuple[Status, str | None]:
+               rocm_code: bool = False, gap: bool = False, breaks: bool = False,
+               beyond: bool = False) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it. With
         `rocm_code` (a rule tagged `rocm-code`: its finding is about code the ROCm build compiles, such as a
         hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open. With `gap` (a rule
@@ -245,7 +251,8 @@ class PortMap:
         `breaks-build`: hip-clang rejects the code, inline PTX or a 32-bit mask HIP static-asserts against), only
         what keeps the ROCm build from compiling the line counts: a runtime vendor branch (rule 7: hip-clang
         compiles both branches of an `if`) and a class twin in the same file (rule 9: both structs are compiled)
-        are no evidence."""
+        are no evidence. With `beyond` (a rule tagged `beyond-rename`), or `rocm_code`, a compat layer's rename of
+        the name is no evidence (rule 10)."""
         g = cuda_only_match(path, self.cuda_only) if self.cuda_only else None
         if g is not None:
             i = self.cuda_only.index(g)
@@ -342,7 +349,10 @@ class PortMap:
         if self.compat or self.forward:
             seg = row[column - 1:end_column - 1] if end_column and end_column > column else row[column - 1:]
             names = _ident().findall(seg)
-            hit = self.compat.lookup(path, names) if self.compat and path not in self.refused else None
+            # a rocm-code rule's finding is about what the ROCm build compiles (a wave size, a grid every block of
+            # which must be resident): the layer's rename is that code, no port of it
+            hit = self.compat.lookup(path, names) if self.compat and path not in self.refused \
+                and not (rocm_code or beyond) else None
             if hit:
                 return Status.HANDLED, hit
             # the name the finding matched is a type the repository declares incomplete, used as one (a
@@ -408,6 +418,8 @@ ROCM_CODE_TAG = "rocm-code"
 # A rule with this tag reports a vendor fork that leaves the ROCm build without code (DEV043: `#elif LIB_USES_CUDA`
 # with no HIP arm): the fork's guard lines, which otherwise show the port's fork, do not make it handled.
 ROCM_GAP_TAG = "rocm-gap"
+# A rule whose finding a compat layer's rename of the matched name does not port (PortMap.decide, rule 10).
+BEYOND_RENAME_TAG = "beyond-rename"
 # A rule with this tag reports code hip-clang refuses to compile (inline PTX, a 32-bit lane mask HIP static-asserts
 # against, a header or API HIP lacks): only a preprocessor guard, build selection or a twin file handles it, never a
 # runtime vendor branch or a class twin in the same file, which the ROCm build compiles as well (PortMap.decide).
@@ -1086,6 +1098,15 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         for i, name in facts[path].aliases:
             if (ROCM if rocm_file else preprocessor.side_at(regs, i)[0]) == ROCM:
                 pm.compat.add(path, i, name)
+    # A header's mappings reach only the translation units that include it (compat.include_reach), read from every
+    # `#include` - angle-bracket ones too, resolved to a repository file only when one has that path
+    # (`<gt/common/cuda_runtime.hpp>`): a file no unit of the layer holds names CUDA to the ROCm build.
+    compat_headers = pm.compat.header_paths()
+    if compat_headers:
+        pm.compat.scope(include_reach(compat_headers, (
+            (path, hit) for path, (ds, _total) in sorted(dirs.items())
+            for _line, target in preprocessor.quoted_includes(ds, angle=True)
+            for hit in _resolve_include(path, target, files, by_name))))
 
     # Class twins and forward-declared types (porter.portaware.twins), across the repository's C/C++ files.
     pm.twins = class_twins((p, name, a, b) for p, f in sorted(facts.items()) for name, a, b in f.classes)
@@ -1182,10 +1203,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_side = [ev for _lang, ev in arms]
     rocm_files = sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
     rocm_side += rocm_files
-    if rocm_side:
+    # porter reads no Meson arms: a meson.build that itself builds for ROCm (lc0's `hipblas` / `amdhip64` lookups and
+    # `-D__HIP_PLATFORM_AMD__` for its SYCL-on-AMD backend) is its own evidence, for its own nvcc variables
+    meson_rocm = {p: ev for p in sorted(with_findings) if p in files and files[p].language == "meson"
+                  for data in [_read(source, files[p], limit, held)] if data is not None
+                  for ev in [meson_rocm_line(p, data.decode("utf-8", "replace"))] if ev is not None}
+    if rocm_side or meson_rocm:
         for path in sorted(with_findings):
             c = files.get(path)
-            if c is None or c.language not in ("make", "cmake"):
+            if c is None or c.language not in ("make", "cmake", "meson"):
+                continue
+            if c.language == "meson" and path not in meson_rocm:
                 continue
             data = _read(source, c, limit, held)
             spans = nvcc_flag_assignments(data.decode("utf-8", "replace")) if data is not None else []
@@ -1194,8 +1222,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             rocm_arms = [(a, b) for a, b, s_, _g in pm.cmake_regions.get(path, ()) if s_ == ROCM]
             if any(a <= x <= b for x, _y in spans for a, b in rocm_arms):
                 spans = []
-            ev = next((e for lang, e in arms if lang == c.language and (lang == "cmake" or e.startswith(path + ":"))),
-                      rocm_files[0] if rocm_files else None)
+            ev = meson_rocm[path] if c.language == "meson" else next(
+                (e for lang, e in arms if lang == c.language and (lang == "cmake" or e.startswith(path + ":"))),
+                rocm_files[0] if rocm_files else None)
             if spans and ev is not None:
                 pm.nvcc_flags[path] = spans
                 pm.nvcc_evidence[path] = ev
@@ -1364,6 +1393,11 @@ def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, 
         if twin is not None:
             twin_of[path] = twin
         elif fs is None or fs[1] == CUDA:
+            if fs is not None and fs[0] == COMPONENT and _runtime_shim(source, files[path], limit, held):
+                # the CUDA component's own implementation of CUDA's API (OIDN's devices/cuda/curtn.cpp: the runtime
+                # API written over the driver API): the ROCm sibling calls HIP's runtime, so nothing of it is missing
+                # there - it stays the component's, handled by the counterpart
+                continue
             if fs is not None and fs[0] in ("twin", COMPONENT):
                 del pm.file_side[path]
             d = posixpath.dirname(path)
@@ -1384,6 +1418,12 @@ def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, 
         for k in sorted(ks):
             if k.name not in words:
                 pm.unported.setdefault(path, []).append((k.line, k.end_line, f"{twin} has no kernel {k.name}"))
+
+
+def _runtime_shim(source, candidate, limit: int, held) -> bool:
+    """Whether a C/C++ file implements CUDA's own API (compat.implements_cuda_api)."""
+    data = _read(source, candidate, limit, held)
+    return data is not None and implements_cuda_api(data.decode("utf-8", "replace"))
 
 
 # A script that may assign both a CUDA-named and a ROCm-named variable (checked before make_twin_regions runs).
@@ -1906,6 +1946,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     rocm_code = frozenset(r.id for r in rules if ROCM_CODE_TAG in r.tags)
     gap = frozenset(r.id for r in rules if ROCM_GAP_TAG in r.tags)
     breaks = frozenset(r.id for r in rules if BREAKS_BUILD_TAG in r.tags)
+    beyond = frozenset(r.id for r in rules if BEYOND_RENAME_TAG in r.tags)
     from porter.kernels.check_table import rocm_code_checks
 
     # kernel checks about code only HIP compiles (rules/kb/kernel_checks.yaml `tags`) are not handled by ROCm lines
@@ -1914,7 +1955,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
                      for st, by in [decide(f.path, f.line, f.column, f.end_column if f.end_line == f.line else None,
-                                           f.rule in rocm_code, f.rule in gap, f.rule in breaks)]
+                                           f.rule in rocm_code, f.rule in gap, f.rule in breaks,
+                                           f.rule in beyond)]
                      for st, by in [(Status.HANDLED, pm.amd_runner) if st is Status.OPEN and f.rule in runner
                                     else (st, by)])
     if pm.stem_twins:
