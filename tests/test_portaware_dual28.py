@@ -111,9 +111,11 @@ def test_implements_cuda_api_needs_three_cuda_api_definitions_and_no_kernel():
 def test_nvcc_argument_lists_of_a_meson_build_that_builds_for_amd():
     from porter.portaware.scope import meson_rocm_line, nvcc_flag_assignments
 
+    # inside the `if get_option('backend') == 'cuda'` arm, whose `elif ... == 'amd'` twin is the ROCm arm: the arm's
+    # guard answers first (tests/test_portaware_meson.py); meson_rocm_line is the evidence outside any vendor arm
     assert _statuses(REPO / "fixtures/dual_s28c") == [
-        ("meson.build", 7, "BLD004", "handled", "meson.build:12"),
-        ("meson.build", 8, "BLD005", "handled", "meson.build:12"),
+        ("meson.build", 7, "BLD004", "handled", "meson.build:4"),
+        ("meson.build", 8, "BLD005", "handled", "meson.build:4"),
         # a Meson file naming nothing of ROCm: its nvcc flags stay open
         ("tools/meson.build", 2, "BLD004", "open", None),
         ("tools/meson.build", 2, "BLD005", "open", None),
