@@ -1,0 +1,70 @@
+"""The re-scan after one edit (issue 26, session 28): what a scan's cross-file work sends between processes and
+reads again. Each answer here is the one the old code gave; the tests count the work too."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import porter.pipeline as pipeline
+from porter.budget import Budget
+from porter.model import Confidence, Finding, Severity
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures/speed_s28"
+
+
+def _finding(line: int, rule: str = "DEV001") -> Finding:
+    return Finding(path="a.cu", line=line, column=1, rule=rule, end_line=line, end_column=2, category="device",
+                   severity=Severity.HIGH, confidence=Confidence.HIGH, message=f"m{line}")
+
+
+def test_a_pass_answers_with_positions_and_only_the_findings_it_made():
+    base = [_finding(n) for n in (1, 2, 3, 4)]
+    changed = dataclasses.replace(base[2], severity=Severity.INFO)
+    added = _finding(9, "DEV053")
+
+    def refine(findings: list[Finding]) -> list[Finding]:  # changes one, drops one, adds one, reorders
+        return [findings[3], changed, findings[0], added]
+
+    positions, new = pipeline._pass_delta(refine, (base,), base)
+    assert list(positions) == [3, -1, 0, -1]
+    assert new == [changed, added]
+    assert pipeline._pass_applied(base, positions, new) == refine(base)
+
+
+def test_the_asm_helper_pass_sends_back_only_the_finding_it_read_unused(monkeypatch):
+    # src/lanes.cuh's laneMaskGt is never called: the pass (in its budgeted worker) reads its DEV001 at info. Its
+    # answer carries that one finding and the places of the other three, not the scan's four findings again.
+    seen: list[tuple[list[int], list[Finding]]] = []
+    real = pipeline._pass_applied
+
+    def applied(base, positions, new):
+        seen.append((list(positions), list(new)))
+        return real(base, positions, new)
+
+    monkeypatch.setattr(pipeline, "_pass_applied", applied)
+    from porter.settings import Settings
+
+    result = pipeline.run(FIXTURE / "asmpass", Settings(jobs=1, cache_dir=None)).result
+    assert [(f.path, f.line, f.rule, str(f.severity)) for f in result.findings] == [
+        ("src/lanes.cuh", 7, "DEV001", "high"),
+        ("src/lanes.cuh", 14, "DEV001", "info"),
+        ("src/scan.cu", 3, "KRN001", "info"),
+        ("src/scan.cu", 5, "DEV002", "high"),
+    ]
+    assert len(seen) == 1
+    positions, new = seen[0]
+    assert positions == [0, -1, 2, 3]
+    assert [(f.line, str(f.severity), "unused" in dict(f.data)) for f in new] == [(14, "info", True)]
+
+
+def test_a_pass_past_its_budget_leaves_the_findings_and_says_so():
+    base = [_finding(1)]
+    notices: list[str] = []
+
+    def endless(findings: list[Finding]) -> list[Finding]:
+        while True:
+            pass
+
+    assert pipeline._budgeted_pass(endless, (base,), Budget(0.5, 512 << 20), notices, "a pass", "all stand",
+                                   base) is None
+    assert len(notices) == 1 and notices[0].startswith("a pass stopped: ") and notices[0].endswith("; all stand")
