@@ -68,3 +68,16 @@ def test_a_pass_past_its_budget_leaves_the_findings_and_says_so():
     assert pipeline._budgeted_pass(endless, (base,), Budget(0.5, 512 << 20), notices, "a pass", "all stand",
                                    base) is None
     assert len(notices) == 1 and notices[0].startswith("a pass stopped: ") and notices[0].endswith("; all stand")
+
+
+def test_commented_out_defines_are_the_line_anchored_patterns_matches():
+    from porter.source import preprocessor
+
+    texts = [b"//#define A\n", b"  // # define B 1 \n x //#define C\n", b"x //#define C\n//#define D",
+             b"//#define E 12x\n", b"\t//#define F\r\n", b"//#define G\n//#define G2 //#define H\n",
+             b"int x; // #define I\n\t//\t#\tdefine\tJ\t7\t\n"]
+    for text in texts:
+        assert [(m.start(), m.group(1)) for m in preprocessor.commented_defines(text)] == [
+            (m.start(), m.group(1)) for m in preprocessor._COMMENTED_DEFINE().finditer(text)]
+    assert [m.group(1) for t in texts for m in preprocessor.commented_defines(t)] == [
+        b"A", b"B", b"D", b"G", b"J"]
