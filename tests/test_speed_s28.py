@@ -81,3 +81,32 @@ def test_commented_out_defines_are_the_line_anchored_patterns_matches():
             (m.start(), m.group(1)) for m in preprocessor._COMMENTED_DEFINE().finditer(text)]
     assert [m.group(1) for t in texts for m in preprocessor.commented_defines(t)] == [
         b"A", b"B", b"D", b"G", b"J"]
+
+
+def test_launched_words_are_the_word_patterns_matches():
+    from porter.kernels.launchers import _LAUNCHED, launched_words
+
+    bodies = [b"k<<<g, b>>>(x); ns::k2<<<1,1>>>(y); obj.k3 <<<1,1>>>(z); p->k4<<<1,1>>>(w);",
+              b"  kern \n << < grid, block >>> (a);\n other<<<1, 2>>>;\n",  # no call after the second: not a launch
+              b"a <<<< 1 >>> (b); c<<<1>>>(d) <<<e>>>(f); caf\xc3\xa9<<<1,1>>>(g); _x9 <<< 1 , 1 >>>(h);",
+              b"x << y; if (a < b && c <<< 3) {}", b"<<<1,1>>>(k);", b"tmpl<T><<<1,1>>>(k);"]
+    for body in bodies:
+        assert launched_words(body) == frozenset(m.group(1) for m in _LAUNCHED.finditer(body)), body
+    assert [sorted(launched_words(b)) for b in bodies] == [
+        [b"k"], [b"kern"], [b"_x9", b"a", b"c"], [], [], []]
+
+
+def test_a_literal_before_a_branch_is_joined_to_each_alternatives_start():
+    from porter.match.prefilter import required_literals
+
+    # BLD012's options: the parser takes the shared `-` out of the alternatives; `code`/`arch` alone were required
+    # (found in most C/C++ files), where every match holds `-code`, `-arch`, ...
+    arch = (r"(?<![\w-])(?P<hit>-arch(?:=|\s|$)|--gpu-architecture[= ](?:sm|compute)_|-gencode\b|--generate-code\b"
+            r"|--gpu-code[= ]|-code[= ](?:sm|compute)_)")
+    assert required_literals(arch) == (
+        (b"--generate-code", b"--gpu-architecture", b"--gpu-code", b"-arch", b"-code", b"-gencode"), False)
+    assert required_literals(r"(?i)X(?:Yz|W)") == ((b"xw", b"xyz"), True)
+    assert required_literals(r"ab(?:cd|\w+)") == ((b"ab",), False)  # an alternative that may begin otherwise
+    # only text right before the branch: `x` may stand between `ab` and it
+    assert required_literals(r"ab(?:x)?(?:c|d)") == ((b"ab",), False)
+    assert required_literals(r"abcd(?:e|)z") == ((b"abcd",), False)
