@@ -110,3 +110,21 @@ def test_a_literal_before_a_branch_is_joined_to_each_alternatives_start():
     # only text right before the branch: `x` may stand between `ab` and it
     assert required_literals(r"ab(?:x)?(?:c|d)") == ((b"ab",), False)
     assert required_literals(r"abcd(?:e|)z") == ((b"abcd",), False)
+
+
+def test_a_functions_template_parameters_are_read_once(monkeypatch):
+    # templates/sort.cu: median calls network<unsigned, 4> and <unsigned, 2>, which call swap_lanes with and without
+    # V; swap_lanes<unsigned, 4> is an explicit specialization. The callee walk asked each candidate's parameter
+    # list again for every call, binding and specialization check: 49 reads of four functions' lists.
+    import porter.kernels.facts as facts
+    from porter.kernels.verdicts import measure
+    from porter.source.parse import parse
+
+    asked: list[int] = []
+    real = facts.template_params
+    monkeypatch.setattr(facts, "template_params", lambda node: asked.append(node.start_byte) or real(node))
+    path = FIXTURE / "templates/sort.cu"
+    kernels = list(measure(parse("sort.cu", "cuda", path.read_bytes())))
+    assert [(k.name, [(d.name, d.line) for d in k.facts.device_functions]) for k in kernels] == [
+        ("median", [("swap_lanes", 3), ("swap_lanes", 6), ("network", 9)])]
+    assert len(asked) == 4 and len(set(asked)) == 4
