@@ -3,6 +3,10 @@
 Usage (from a porter source tree or snapshot, byte-compiled as bench_scan.py runs it):
     env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=/tmp/pyc python bench/cli_stages.py \
         scan CORPUS --format json -o /dev/null --no-cache --jobs 1
+    python bench/cli_stages.py --edit CORPUS/some.cu scan CORPUS --format json -o /dev/null --cache-dir C --jobs 1
+        # the re-scan after one edit (a comment line appended to the file first; C warmed by a scan before)
+
+Each stage's parent CPU is followed by `+` the CPU of the workers that ended inside it (a stage that forks).
 
 bench/stage_times.py runs the workers' tasks inline, so it shows the per-file work but not what the command line
 adds around it: the imports, the parent's own stages (loading rules, warming the query, reading the workers' answers
@@ -21,7 +25,8 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
-STAGES = ("load_rules_cached", "cached_repository_facts", "scan_files", "_prepare", "_warm", "complete", "assemble")
+STAGES = ("load_rules_cached", "cached_repository_facts", "scan_files", "_prepare", "_warm", "complete", "assemble",
+          "_budgeted_pass", "run_inherited_all")
 
 
 def main() -> None:
@@ -33,28 +38,45 @@ def main() -> None:
     t2 = time.process_time()
     import porter.match.engine  # noqa: F401
     t3 = time.process_time()
+    import porter.cache as cache
+
     spent: dict[str, float] = {}
+    forked: dict[str, float] = {}  # the workers' CPU that ended inside each stage (RUSAGE_CHILDREN)
+    pid = os.getpid()
+
+    def children() -> float:
+        c = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return c.ru_utime + c.ru_stime
 
     def wrapped(name, fn):
         def timed(*args, **kwargs):
-            start = time.process_time()
+            if os.getpid() != pid:  # a forked worker runs the stage's task: not timed there
+                return fn(*args, **kwargs)
+            start, workers = time.process_time(), children()
             try:
                 return fn(*args, **kwargs)
             finally:
                 spent[name] = spent.get(name, 0.0) + time.process_time() - start
+                forked[name] = forked.get(name, 0.0) + children() - workers
         return timed
 
     for name in STAGES:
         setattr(pipeline, name, wrapped(name, getattr(pipeline, name)))
-    pid = os.getpid()
+    cache.Cache.get = wrapped("Cache.get", cache.Cache.get)  # type: ignore[method-assign]
+    args = sys.argv[1:]
+    if args[:1] == ["--edit"]:
+        # A re-scan after an edit of one file, as bench_scan.py makes it: a comment line appended first.
+        with open(args[1], "a") as fh:
+            fh.write("// cli_stages: one line added\n")
+        args = args[2:]
     start = time.process_time()
-    cli.main(sys.argv[1:])
+    cli.main(args)
     end = time.process_time()
     if os.getpid() == pid:  # not in a forked worker that returned here
-        c = resource.getrusage(resource.RUSAGE_CHILDREN)
         print(f"imports: porter.cli {t1 - t0:.3f} porter.pipeline {t2 - t1:.3f} porter.match.engine {t3 - t2:.3f}; "
-              f"command {end - start:.3f} (" + ", ".join(f"{k} {v:.3f}" for k, v in spent.items())
-              + f"); workers {c.ru_utime + c.ru_stime:.3f} CPU-s", file=sys.stderr)
+              f"command {end - start:.3f} (" + ", ".join(f"{k} {v:.3f}" + (f"+{forked[k]:.3f}" if forked[k] else "")
+                                                       for k, v in spent.items())
+              + f"); workers {children():.3f} CPU-s", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# The current directory's porter (a worktree's or a snapshot's), as `python -m porter` run there imports it: run as a
+# script, this file's own directory came first and an editable install's porter was the one profiled.
+sys.path.insert(0, str(Path.cwd()))
+
 
 class InlinePool:
     """porter.budget.Pool's interface, each task run here and now (a worker's `init` is not run: it readies a

@@ -749,13 +749,34 @@ _BUILD_FILE_BYTES = 4 * 1024 * 1024
 
 
 def _budgeted_pass(fn: Callable[..., list[Finding]], args: tuple[Any, ...], budget: Budget | None, notices: list[str],
-                   what: str, fallback: str) -> list[Finding] | None:
-    """fn(*args) under the stage budget; None (and a notice: what stopped, why, and what stands instead) past it."""
-    answer = fn(*args) if budget is None else run_inherited(fn, args, budget)
+                   what: str, fallback: str, base: list[Finding]) -> list[Finding] | None:
+    """fn(*args) under the stage budget; None (and a notice: what stopped, why, and what stands instead) past it.
+    `base`: the findings the pass refines (one of `args`). Its worker inherited them, so it answers with where each
+    finding of its output stands in `base` and only the findings that are not there (_pass_delta): a pass changes a
+    few of a scan's thousands, and sending all of them back was most of the pass's cost (pickled in the worker,
+    every Finding built again in the parent: 0.1 CPU-s of cuda-samples' 7,144, more than the pass itself)."""
+    if budget is None:
+        return fn(*args)
+    answer = run_inherited(_pass_delta, (fn, args, base), budget)
     if isinstance(answer, Overrun):
         notices.append(f"{what} stopped: {answer.reason}; {fallback}")
         return None
-    return answer
+    return _pass_applied(base, *answer)
+
+
+def _pass_delta(fn: Callable[..., list[Finding]], args: tuple[Any, ...],
+                base: list[Finding]) -> tuple[array[int], list[Finding]]:
+    """fn(*args) as (for each finding of its output, its index in `base`, or -1 for the next of the new ones; the
+    new ones, in order). A finding is found in `base` by identity: a pass hands on what it does not change."""
+    out = fn(*args)
+    where = {id(f): i for i, f in enumerate(base)}
+    return array("q", [where.get(id(f), -1) for f in out]), [f for f in out if id(f) not in where]
+
+
+def _pass_applied(base: list[Finding], positions: array[int], new: list[Finding]) -> list[Finding]:
+    """The pass's output from _pass_delta's answer."""
+    fresh = iter(new)
+    return [base[i] if i >= 0 else next(fresh) for i in positions]
 
 
 def _vector_operators(found: Discovery, results: list[FileResult], findings: list[Finding], ruleset: RuleSet,
@@ -865,12 +886,12 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
     if any(f.rule == refine_vectors.DEFINITION_RULE and f.status is Status.OPEN for f in found_here):
         found_here = _budgeted_pass(_vector_operators, (found, results, found_here, ruleset, only, disabled), budget,
                                     notices, "following vector compound operators across includes",
-                                    "DEV053 and API009 are as each file's own scan found them") or found_here
+                                    "DEV053 and API009 are as each file's own scan found them", found_here) or found_here
     if only is None and any(f.rule == refine_helpers.RULE and f.status is Status.OPEN and f.severity > Severity.INFO
                             for f in found_here):
         found_here = _budgeted_pass(_asm_helpers, (source, found, found_here, held), budget, notices,
                                     "looking for calls of inline PTX helpers",
-                                    "DEV001 is as each file's own scan found it") or found_here
+                                    "DEV001 is as each file's own scan found it", found_here) or found_here
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
     found_here, kernels, launch_list = fold_vendored_copies(found_here, kernels, launch_list)

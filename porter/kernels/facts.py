@@ -38,8 +38,8 @@ from porter.kernels.facts_vocabulary import (DEVICE_COMM_NCCL, DEVICE_COMM_NVSHM
 from porter.kernels.facts_walk import HELPER_WALK_KEYS, MAY_HOLD_FACTS, Walk, body_facts, merge_walks
 from porter.kernels.member_calls import OPERATOR, enclosing_class, enclosing_scope, member_key, operand_class
 from porter.kernels.nodes import NodeIndex
-from porter.model.kernel import (DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, Unresolved,
-                                 WaveName)
+from porter.model.kernel import (DeviceFunction, DeviceHelper, Kernel, KernelFacts, SharedMemory, TemplateParameter,
+                                 Unresolved, WaveName)
 from porter.source import syntax
 from porter.source.parse import Function, SourceFile, unqualified
 
@@ -185,10 +185,29 @@ _INTEGER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
+def _params_of(f: Function) -> list[TemplateParameter]:
+    """template_params(f.node), read once per Function: a kernel's callee walk asks it of every candidate of every
+    call, per binding (5% of a cold FasterTransformer scan, each answer a walk of the parameter list and its texts).
+    Kept in the Function's own __dict__ (its node and tree never change; no field, so no comparison, sees it).
+    The list is the callers' to read, never to change."""
+    found: list[TemplateParameter] | None = f.__dict__.get("_template_params")
+    if found is None:
+        found = f.__dict__["_template_params"] = template_params(f.node)
+    return found
+
+
 def _specialization_arguments(f: Function) -> list[str] | None:
-    """The template arguments of an explicit specialization (`template <> f<uint32_t, 4>(...)`), else None."""
+    """The template arguments of an explicit specialization (`template <> f<uint32_t, 4>(...)`), else None (once
+    per Function, as _params_of; a copy, which callers may change)."""
+    found = f.__dict__.get("_specialization")
+    if found is None:
+        found = f.__dict__["_specialization"] = (_specialization_of(f),)
+    return None if found[0] is None else list(found[0])
+
+
+def _specialization_of(f: Function) -> list[str] | None:
     parent = f.node.parent
-    if parent is None or parent.type != "template_declaration" or template_params(f.node):
+    if parent is None or parent.type != "template_declaration" or _params_of(f):
         return None
     name = f.qualified_name
     if "<" not in name or not name.endswith(">"):
@@ -199,7 +218,7 @@ def _specialization_arguments(f: Function) -> list[str] | None:
 def _defaults(cands: Iterable[Function]) -> list[str | None]:
     """The default arguments of the primary template among `cands` (None where a parameter has none)."""
     for f in cands:
-        params = template_params(f.node)
+        params = _params_of(f)
         if params and _specialization_arguments(f) is None:
             return [p.text.split("=", 1)[1].strip() if "=" in p.text else None for p in params]
     return []
@@ -228,7 +247,7 @@ def _may_select(spec: list[str], resolved: list[str | None]) -> bool:
 def _bind(f: Function, resolved: list[str | None]) -> tuple[tuple[str, str], ...]:
     """`f`'s template parameters bound to the call's resolved arguments (those that are integers or names that are
     not `f`'s own parameters), as a sorted tuple."""
-    params = [p.name for p in template_params(f.node)]
+    params = [p.name for p in _params_of(f)]
     out = {}
     for name, value in zip(params, resolved):
         if name and value is not None and value not in params:
@@ -329,7 +348,7 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
 
     def kernel_facts(self, kernel: Kernel, fn: Function) -> KernelFacts:
         unknown: list[Unresolved] = []
-        tparams = template_params(fn.node)
+        tparams = _params_of(fn)
         env = self.env.with_template_params(p.name for p in tparams if p.name)
         self._type_params = {p.name for p in tparams if p.name and p.kind == "type"}
         device_fns = self._callees(fn)

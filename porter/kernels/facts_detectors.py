@@ -782,9 +782,9 @@ _STATEMENT_HOLDERS = frozenset({"compound_statement", "translation_unit"}) | CON
 
 
 def _stmt_text(n: ts.Node) -> str:
-    p = n
-    while p.parent is not None and p.parent.type not in _STATEMENT_HOLDERS:
-        p = p.parent
+    p, up = n, n.parent
+    while up is not None and up.type not in _STATEMENT_HOLDERS:
+        p, up = up, up.parent
     return first_line(p)
 
 

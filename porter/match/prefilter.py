@@ -69,6 +69,7 @@ def _required(items, fold: bool) -> frozenset[bytes] | None:
         if op is C.LITERAL:
             run.append(av)
             continue
+        preceding = bytes(run).lower() if fold else bytes(run)  # the literal text right before this part
         flush()
         sub = None
         if op is C.SUBPATTERN:
@@ -77,6 +78,11 @@ def _required(items, fold: bool) -> frozenset[bytes] | None:
             alts = [_required(alt, fold) for alt in av[1]]
             if alts and all(alts):
                 sub = frozenset().union(*alts)
+            if preceding:
+                # The literal text right before the branch, joined to how each alternative begins: Python's parser
+                # takes a prefix all alternatives share out of them (`-arch|-gencode|-code` is `-` then
+                # `arch|gencode|code`), which left a weak requirement (`code`) where `-code` holds.
+                candidates.append(frozenset(preceding + _leading(alt, fold) for alt in av[1]))
         elif op in _REPEATS:
             if av[0] >= 1:
                 sub = _required(av[2], fold)
@@ -91,6 +97,19 @@ def _required(items, fold: bool) -> frozenset[bytes] | None:
     if not candidates:
         return None
     return max(candidates, key=_score)
+
+
+def _leading(items, fold: bool) -> bytes:
+    """The literal text every match of a sequence begins with (b"" when it may begin otherwise)."""
+    out = bytearray()
+    for op, av in items:
+        if op is C.LITERAL:
+            out.append(av)
+            continue
+        if op is C.SUBPATTERN and not out:
+            return _leading(av[3], fold)
+        break
+    return bytes(out).lower() if fold else bytes(out)
 
 
 class LiteralIndex:

@@ -974,6 +974,9 @@ class _SwitchBuild(Build):
 
 
 _COMMENTED_DEFINE = lazy_regex(rb"(?m)^[ \t]*//[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:\d+[ \t]*)?$")
+# What every _COMMENTED_DEFINE match holds, beginning with a literal: `re` skips to each `/` at C speed, where the
+# line-anchored pattern was tried at every byte of the file (10x the time over 2,005 C/C++ files, the same matches).
+_COMMENTED_DEFINE_HINT = lazy_regex(rb"//[ \t]*#[ \t]*define[ \t]")
 # at most 18 digits: a value int() converts at once (a 5,000-digit define is no switch, tests/test_budget.py)
 _SWITCH = lazy_regex(r"^([A-Za-z_]\w*)\s+\(?\s*(\d{1,18})\s*\)?$")
 
@@ -1015,11 +1018,25 @@ def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[st
     # A switch turned off by commenting its definition out (VanitySearch's `//#define FULLCHECK` above `#ifdef
     # FULLCHECK`): the file never defines the name, and the author's way to turn it on is to edit that line.
     if b"//" in data:
-        for m in _COMMENTED_DEFINE().finditer(data):
+        for m in commented_defines(data):
             name = m.group(1).decode()
             if name not in found and name not in twice and name not in defined:
                 found[name] = (False, data.count(b"\n", 0, m.start()) + 1)
     return found
+
+
+def commented_defines(data: bytes) -> list[re.Match[bytes]]:
+    """_COMMENTED_DEFINE's matches in `data`, in order: the pattern asked only at the start of each line that holds
+    its literal part (_COMMENTED_DEFINE_HINT), once per line (a match never spans two lines)."""
+    full, out, last = _COMMENTED_DEFINE(), [], -1
+    for h in _COMMENTED_DEFINE_HINT().finditer(data):
+        start = data.rfind(b"\n", 0, h.start()) + 1
+        if start != last:
+            last = start
+            m = full.match(data, start)
+            if m is not None:
+                out.append(m)
+    return out
 
 
 def switch_dead_spans(pre: Preprocessed, data: bytes, bare: bool = False) -> tuple[tuple[int, int], ...]:

@@ -112,6 +112,8 @@ def rule_types(pattern: dict) -> frozenset[str]:
 
 def defined_operators(pattern: dict, code: bytes) -> frozenset[str]:
     """The vector types `code` defines a free `operator+= -= *= /=(T &a, T b)` for."""
+    if b"operator" not in code:  # the pattern's literal (its `\b` first kept `re` trying it at every byte)
+        return frozenset()
     return frozenset(m.group("t").decode() for m in _read(pattern)[2].finditer(code))
 
 
