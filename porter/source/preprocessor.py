@@ -533,12 +533,48 @@ _ALTERNATIVE = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|"
                 "not_eq": "!="}
 
 
+# `#if` arithmetic is C's ([cpp.cond] p11-12): every integer operand is intmax_t or uintmax_t (64 bits on every
+# target porter judges), the usual arithmetic conversions make an operation unsigned when either operand is, unsigned
+# values wrap modulo 2**64, `/` and `%` truncate toward zero. A plain int is an intmax_t value; an _Unsigned is a
+# uintmax_t value (an int subclass, so truth and comparison with a plain int still read its value). Read as Python's
+# unbounded integers, `#if 0u - 1 > 0` was false and `#if -7 % 2 == -1` false: a live kernel read as dead.
+_UMAX = (1 << 64) - 1
+_INTMAX = (1 << 63) - 1
+
+
+class _Unsigned(int):
+    """An #if value of type uintmax_t (0 <= value <= _UMAX)."""
+
+    __slots__ = ()
+
+
+def _wrap_signed(v: int) -> int:
+    """`v` as intmax_t: two's complement wrap-around (signed overflow, which compilers warn of and wrap)."""
+    v &= _UMAX
+    return v - (1 << 64) if v > _INTMAX else v
+
+
+# An integer literal of a #if ([lex.icon]): its digits and its suffix (u, l, ll, z in either order, any case).
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)((?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?)")
+
+
 def _int(text: str) -> int | None:
-    t = text.replace("'", "").rstrip("uUlL")
-    try:
-        return int(t, 0) if not (len(t) > 1 and t[0] == "0" and t[1].isdigit()) else int(t, 8)
-    except ValueError:
+    """An integer literal's #if value: unsigned when it has a u/U suffix or does not fit intmax_t ([cpp.cond] reads
+    every literal as intmax_t/uintmax_t; gcc: "integer constant is so large that it is unsigned"); None (unknown)
+    for what is no integer literal or does not fit uintmax_t (an error to a compiler)."""
+    m = _INT_LITERAL.fullmatch(text.replace("'", ""))
+    if m is None:
         return None
+    digits = m.group(1)
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        if not digits.isdigit() or "8" in digits or "9" in digits:
+            return None
+        v = int(digits, 8)
+    else:
+        v = int(digits, 0) if digits[:2].lower() in ("0x", "0b") else int(digits)
+    if v > _UMAX:
+        return None
+    return _Unsigned(v) if v > _INTMAX or "u" in m.group(2).lower() else v
 
 
 class _Eval:
@@ -577,8 +613,10 @@ class _Eval:
             if self.take() != ":":
                 raise ValueError
             b = self.cond()
+            if a is not None and b is not None:
+                a, b = _common(a, b), _common(b, a)
             if c is None:
-                return a if a == b else None
+                return a if a is not None and a == b and type(a) is type(b) else None
             return a if c else b
         return c
 
@@ -630,12 +668,16 @@ class _Eval:
             return None if v is None else int(not v)
         if tok == "-":
             v = self.unary()
-            return None if v is None else -v
+            if v is None:
+                return None
+            return _Unsigned(-v & _UMAX) if type(v) is _Unsigned else _wrap_signed(-v)
         if tok == "+":
             return self.unary()
         if tok == "~":
             v = self.unary()
-            return None if v is None else ~v
+            if v is None:
+                return None
+            return _Unsigned(~v & _UMAX) if type(v) is _Unsigned else ~v
         if tok == "(":
             v = self.cond()
             if self.take() != ")":
@@ -681,16 +723,41 @@ _BOOLEAN = {"true": 1, "false": 0}
 
 
 def _apply(op: str, a: int, b: int) -> int:
-    if op in ("/", "%") and b == 0:
-        raise ZeroDivisionError
-    if op in ("<<", ">>") and not 0 <= b < 128:
-        raise ValueError
-    return {
-        "|": lambda: a | b, "^": lambda: a ^ b, "&": lambda: a & b, "==": lambda: int(a == b), "!=": lambda: int(a != b),
-        "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
-        "<<": lambda: a << b, ">>": lambda: a >> b, "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-        "/": lambda: int(a / b), "%": lambda: a % b,
-    }[op]()
+    """`a op b` as C's #if computes it (see _Unsigned): comparisons give a signed 0/1; shifts keep the left operand's
+    type (a count outside 0..63 is undefined: unknown); other operators are unsigned when either operand is."""
+    if op in _SHIFTS:
+        if not 0 <= b < 64:
+            raise ValueError
+        if type(a) is _Unsigned:
+            return _Unsigned((a << b) & _UMAX) if op == "<<" else _Unsigned(a >> b)
+        return _wrap_signed(a << b) if op == "<<" else a >> b
+    unsigned = type(a) is _Unsigned or type(b) is _Unsigned
+    if unsigned:
+        a, b = a & _UMAX, b & _UMAX
+    if op in _COMPARE:
+        return int(_COMPARE[op](a, b))
+    if op in ("/", "%"):
+        if b == 0:
+            raise ZeroDivisionError  # an error to a compiler: the expression is unknown
+        q = abs(a) // abs(b)  # truncation toward zero ([expr.mul]), not Python's floor
+        if (a < 0) != (b < 0):
+            q = -q
+        r = q if op == "/" else a - b * q
+    else:
+        r = _ARITHMETIC[op](a, b)
+    return _Unsigned(r & _UMAX) if unsigned else _wrap_signed(r)
+
+
+_SHIFTS = frozenset(("<<", ">>"))
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le,
+            ">=": operator.ge}
+_ARITHMETIC = {"|": operator.or_, "^": operator.xor, "&": operator.and_, "+": operator.add, "-": operator.sub,
+               "*": operator.mul}
+
+
+def _common(a: int, b: int) -> int:
+    """The value `a` takes as the result of `c ? a : b`: converted to uintmax_t when either arm is unsigned."""
+    return _Unsigned(a & _UMAX) if type(a) is not _Unsigned and type(b) is _Unsigned else a
 
 
 class Build:
