@@ -239,15 +239,26 @@ def blank_comments(data: bytes) -> bytes:
     """The file's text with comments and raw strings blanked to spaces, newlines kept, so lines stay where they are
     (what its directives are lexed from: a raw string's lines hold no directive); other strings are skipped, not
     searched (they end on their line)."""
+    return _blanked(data)[0]
+
+
+def _blanked(data: bytes) -> tuple[bytes, tuple[int, ...]]:
+    """blank_comments(data), and the start and end offsets (flat: start, end, start, end, ...) of the block comments
+    that hold a newline: a compiler replaces a comment by one space before it reads directives (translation phase 3
+    before 4), so a directive whose line ends inside one goes on after it (`#if 0 /*` newline `*/ || 1` is
+    `#if 0 || 1`); _lex joins those lines, which the blanked text alone no longer shows."""
     out = None
+    joins: list[int] = []
     for start, end in (_KNOWN_SPANS[1] if _KNOWN_SPANS[0] is data else _comment_spans(data)):
         if out is None:
             out = bytearray(data)
         out[start:end] = data[start:end].translate(_TO_SPACE)
+        if data.startswith(b"/*", start) and data.find(b"\n", start, end) >= 0:
+            joins += (start, end)
     code = data if out is None else bytes(out)
     if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
         code = _DIGRAPH_HASH.sub(rb"\1 #", code)
-    return code
+    return code, tuple(joins)
 
 
 def _comment_spans(data: bytes) -> Iterable[tuple[int, int]]:
@@ -442,11 +453,12 @@ def directives(data: bytes) -> list[Directive]:
 
 
 def _directives(data: bytes) -> list[Directive]:
-    return _lex(blank_comments(data))
+    return _lex(*_blanked(data))
 
 
-def _lex(code: bytes) -> list[Directive]:
-    """The directives of a file whose comments are blanked."""
+def _lex(code: bytes, joins: Sequence[int] = ()) -> list[Directive]:
+    """The directives of a file whose comments are blanked; `joins` (see _blanked) the spans of its block comments
+    that hold a newline: a directive's line that ends inside one goes on to the next line, as one a backslash ends."""
     out: list[Directive] = []
     n = len(code)
     line, counted, continued = 0, 0, -1  # `line`: 0-based number of the line starting at `counted`
@@ -462,9 +474,11 @@ def _lex(code: bytes) -> list[Directive]:
                 parts = [m.group(2).rstrip(b"\r")]
                 last, pos = line, m.end()
                 # Continuation lines joined once at the end (adding each to the body so far was quadratic in them).
-                while pos < n and (cont := _CONTINUED.search(parts[-1])) is not None:
+                while pos < n and ((cont := _CONTINUED.search(parts[-1])) is not None
+                                   or (joins and bisect.bisect(joins, pos) % 2 == 1)):  # newline inside a comment
                     nxt = code.find(b"\n", pos + 1)
-                    parts[-1] = parts[-1][:cont.start()]
+                    if cont is not None:
+                        parts[-1] = parts[-1][:cont.start()]
                     parts.append(code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r"))
                     last, pos = last + 1, (nxt if nxt >= 0 else n)
                 continued = last
@@ -1759,8 +1773,8 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
     if not may_hold_directives(data):
         return Preprocessed((), total, (), frozenset(), ()), data
-    code = blank_comments(data)
-    dirs = tuple(_lex(code))
+    code, joins = _blanked(data)
+    dirs = tuple(_lex(code, joins))
     groups, dead, arch = _walk(dirs, total)
     starts = _starts(code) if groups else None
     empty = _empty_arms(code, groups, starts) if starts is not None else frozenset()
