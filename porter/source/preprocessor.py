@@ -1331,17 +1331,83 @@ MAX_INCLUDE_MACRO_HOPS = 8
 
 
 def include_macros(dirs: Iterable[Directive]) -> dict[str, tuple[str, ...]]:
-    """The object-like macros a file defines that a computed `#include NAME` can read (a quoted name or another
-    macro's name), each with every body it is given: the repository's table of them is the merge of its files'."""
+    """The macros a file defines that a computed `#include NAME` can read, each with every body it is given: an
+    object-like one whose body is a quoted name, another macro's name or a macro call (`XSTR(kern.def)`), and a
+    function-like one under `NAME(` with `(params) body` (`#define STR(x) #x`). The repository's table of them is
+    the merge of its files'."""
     out: dict[str, tuple[str, ...]] = {}
     for d in dirs:
         if d.kind == "define":
             m = _define_name().match(d.text)
-            if m and m.group(2) is None:
-                body = m.group(4).strip()
-                if (_INCLUDE.match(body) or _MACRO_NAME.match(body)) and body not in out.get(m.group(1), ()):
-                    out[m.group(1)] = (*out.get(m.group(1), ()), body)
+            if not m:
+                continue
+            body = m.group(4).strip()
+            if m.group(2) is None:
+                key = m.group(1)
+                if not (_INCLUDE.match(body) or _MACRO_NAME.match(body) or _MACRO_CALL.match(body)):
+                    continue
+            elif len(body) <= MAX_INCLUDE_MACRO_BODY and (_STRINGIZER.match(body) or _MACRO_CALL.match(body)):
+                key, body = m.group(1) + "(", m.group(2) + " " + body
+            else:  # a function-like macro that neither stringizes nor forwards: no include reads it (not kept)
+                continue
+            if body not in out.get(key, ()):
+                out[key] = (*out.get(key, ()), body)
     return out
+
+
+# A function-like macro's body that makes a string of its parameter (`#define STR(x) #x`), and the longest body of a
+# function-like macro the repository's table keeps (a stringizer or a forwarding call is short; the table must not
+# hold every long macro of a repository).
+_STRINGIZER = re.compile(r"^#\s*[A-Za-z_]\w*$")
+MAX_INCLUDE_MACRO_BODY = 200
+# A macro call (`XSTR(kern.def)`): its name and its arguments' text.
+_MACRO_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$", re.S)
+# A function-like macro's body as _expand reads it: a stringized parameter, a name, anything else.
+_BODY_TOKEN = re.compile(r'#\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)|"(?:[^"\\\n]|\\.)*"|.', re.S)
+_PARAMETERS = re.compile(r"\(([^)]*)\)\s?(.*)$", re.S)
+
+
+def _arguments(text: str) -> list[str] | None:
+    """A macro call's arguments, split at the commas outside parentheses, blanks collapsed as a compiler does."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return [" ".join(a.split()) for a in out]
+
+
+def _expand(definition: str, args_text: str) -> str | None:
+    """One call of a function-like macro (`definition`: `(params) body`, as include_macros keeps it) with the
+    arguments' text: each `#param` a string literal of its argument, each other parameter its argument (not
+    expanded first: the next hop reads what it names). None for what this does not read (`##`, `...`, a count
+    that does not match the parameters)."""
+    m = _PARAMETERS.match(definition)
+    args = _arguments(args_text)
+    if m is None or args is None or "##" in m.group(2) or "..." in m.group(1):
+        return None
+    params = [p.strip() for p in m.group(1).split(",")] if m.group(1).strip() else []
+    if len(args) != len(params) and not (not params and args == [""]):
+        return None
+    bound = dict(zip(params, args))
+    out = []
+    for t in _BODY_TOKEN.finditer(m.group(2)):
+        if t.group(1) is not None:
+            if t.group(1) not in bound:
+                return None
+            out.append('"' + bound[t.group(1)].replace("\\", "\\\\").replace('"', '\\"') + '"')
+        elif t.group(2) is not None:
+            out.append(bound.get(t.group(2), t.group(2)))
+        else:
+            out.append(t.group(0))
+    return "".join(out).strip()
 
 
 def quoted_includes(dirs: list[Directive],
@@ -1350,39 +1416,66 @@ def quoted_includes(dirs: list[Directive],
     """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's;
     with `angle` they are listed too: a build's include path may reach a project file through `<kern/x.txt>`).
 
-    A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`) names what its object-like macro holds
-    at that line, as the compiler reads it: otherwise a file of CUDA code with a name that gives porter no language,
-    included only that way, was never scanned. A macro this file defines before the include wins; one it does not
-    is read from `elsewhere` (include_macros of the repository's files: `#define KERNEL` in a config header the file
-    includes), every body any file gives it, since which header the compiler saw first is the build's choice.
-    Followed MAX_INCLUDE_MACRO_HOPS deep, at most MAX_INCLUDE_MACRO_HOPS targets per include.
+    A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`, or `#include XSTR(kern.def)` with
+    `#define XSTR(x) STR(x)` and `#define STR(x) #x`) names what its macros make of it at that line, as the compiler
+    reads it: otherwise a file of CUDA code with a name that gives porter no language, included only that way, was
+    never scanned. A macro this file defines before the include wins; one it does not is read from `elsewhere`
+    (include_macros of the repository's files: `#define KERNEL` in a config header the file includes), every body
+    any file gives it, since which header the compiler saw first is the build's choice. Followed
+    MAX_INCLUDE_MACRO_HOPS deep, at most MAX_INCLUDE_MACRO_HOPS targets per include.
     """
-    out = []
+    return [(line, target) for line, _text, found, _read in _include_targets(dirs, elsewhere, angle)
+            for target in found]
+
+
+def unresolved_includes(dirs: list[Directive], elsewhere: Mapping[str, tuple[str, ...]] | None = None
+                        ) -> list[tuple[int, str]]:
+    """(line, text) of every computed `#include` no reading of which gives a name, quoted or angle (`#include KFILE`
+    with KFILE only from the build's `-DKFILE="kern.def"`; a macro call _expand does not read): what the file it
+    includes holds is unseen (porter.pipeline lists it so under --isolated)."""
+    return [(line, text) for line, text, _found, read in _include_targets(dirs, elsewhere, True) if not read]
+
+
+def _include_targets(dirs: list[Directive], elsewhere: Mapping[str, tuple[str, ...]] | None, angle: bool
+                     ) -> Iterator[tuple[int, str, list[str], bool]]:
+    """(line, text, targets, read) of every `#include` (see quoted_includes): `read` whether any reading of it gave
+    a name, quoted or angle (an angle one is a target only with `angle`)."""
     held: dict[str, str] = {}
+    empty: Mapping[str, tuple[str, ...]] = {}
     for d in dirs:
         if d.kind == "define":
             m = _define_name().match(d.text)
             if m and m.group(2) is None:
                 held[m.group(1)] = m.group(4).strip()
+            elif m:
+                held[m.group(1) + "("] = m.group(2) + " " + m.group(4).strip()
         elif d.kind == "include":
-            texts, found = [d.text], []
+            texts, found, read = [d.text], [], False
             for _ in range(MAX_INCLUDE_MACRO_HOPS):
                 following = []
                 for text in texts:
                     name = _MACRO_NAME.match(text)
-                    if name is None:
-                        m = _INCLUDE.match(text) or (_ANGLE_INCLUDE.match(text) if angle else None)
-                        if m and m.group(1) not in found:
+                    call = _MACRO_CALL.match(text) if name is None else None
+                    if name is not None:
+                        key = name.group(1)
+                    elif call is not None:
+                        key = call.group(1) + "("
+                    else:
+                        q = _INCLUDE.match(text)
+                        m = q or _ANGLE_INCLUDE.match(text)
+                        read = read or m is not None
+                        if m and (q or angle) and m.group(1) not in found:
                             found.append(m.group(1))
-                    elif name.group(1) in held:
-                        following.append(held[name.group(1)])
-                    elif elsewhere:
-                        following.extend(elsewhere.get(name.group(1), ()))
+                        continue
+                    bodies = (held[key],) if key in held else (elsewhere or empty).get(key, ())
+                    if call is None:
+                        following.extend(bodies)
+                    else:
+                        following.extend(e for e in (_expand(b, call.group(2)) for b in bodies) if e is not None)
                 texts = following[:MAX_INCLUDE_MACRO_HOPS]
                 if not texts:
                     break
-            out.extend((d.line, target) for target in found[:MAX_INCLUDE_MACRO_HOPS])
-    return out
+            yield d.line, d.text, found[:MAX_INCLUDE_MACRO_HOPS], read
 
 
 def side_at(regions: list[Region], line: int) -> tuple[str, int]:
