@@ -515,7 +515,7 @@ def scan(
     unseen: list[Skipped] = []
     wanted = [*facts.unlisted_includes, *_resolved_build_sources(source, found, named, unseen)]
     twinned: set[str] = set()  # listed files of another language read as C/C++/CUDA too
-    extra = _included_unlisted(source, found, wanted, options, held, notices, unseen, twinned)
+    extra = _included_unlisted(source, found, wanted, options, held, notices, unseen, twinned, untrusted)
     if unseen:
         found = dataclasses.replace(found, skipped=tuple(sorted(set(found.skipped) | set(unseen))))
     if extra:
@@ -563,7 +563,8 @@ def _merged(pairs: list[tuple[FileResult, bool]], twinned: set[str]) -> list[tup
 
 
 def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], options: Settings, held: Held,
-                       notices: list[str], unseen: list[Skipped], twinned: set[str]) -> list[Candidate]:
+                       notices: list[str], unseen: list[Skipped], twinned: set[str],
+                       untrusted: bool = False) -> list[Candidate]:
     """The files C/C++/CUDA sources `#include "..."` whose names give porter no language (`kern.txt`): a compiler
     reads them as C++, so the scan does too (CUDA code hidden in one was never scanned). What they include in turn is
     followed, MAX_INCLUDE_DEPTH levels deep, each level's directives lexed in budgeted workers like any file's."""
@@ -573,6 +574,12 @@ def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], 
     for _ in range(MAX_INCLUDE_DEPTH):
         # an unlisted include's group (unlisted_includes) or a plain path (a CMake LANGUAGE CUDA source)
         groups = [w.split(INCLUDE_SEP) for w in set(wanted)]
+        # a computed include porter cannot read (unlisted_includes): under --isolated the file it includes is unseen
+        # code of the change (a gate fails closed); a trusted scan leaves it (a library's configured header)
+        computed = sorted(g[1:] for g in groups if not g[0])
+        groups = [g for g in groups if g[0]]
+        if untrusted:
+            unseen.extend(Skipped(path, f"#include {text[:80]} {COMPUTED_INCLUDE}") for path, text in computed)
         paths = {p for g in groups for p in (g[2:] if len(g) > 2 else g)}
         extra = source.included(sorted(p for p in paths if p not in listed), tuple(options.include),
                                 tuple(options.exclude))
@@ -711,12 +718,17 @@ def unlisted_includes(path: str, directives: Iterable[preprocessor.Directive],
         cands = [t for t in dict.fromkeys(quoted_target(d, header) for d in dirs) if t is not None]
         if cands:
             out.append(INCLUDE_SEP.join((path, header, *cands)))
+    # A computed include no reading of which names a file (`#include KFILE`, KFILE only from the build's -D): an
+    # entry with no includer's place first (COMPUTED_INCLUDE), the includer and the include's text.
+    out.extend(INCLUDE_SEP.join(("", path, text.replace(INCLUDE_SEP, " ")))
+               for _line, text in preprocessor.unresolved_includes(list(directives), elsewhere))
     return out
 
 
 # Separates an unlisted include's includer, name and candidate paths (git paths never hold a NUL).
 INCLUDE_SEP = "\0"
 UNFOUND_INCLUDE = "names a file with no source language that is not beside it or above it (an include directory?)"
+COMPUTED_INCLUDE = "names its file through macros porter cannot resolve (the build's -D?)"
 
 
 def scan_files(files: Iterable[Candidate], source: Source, options: Settings, ruleset: RuleSet, cache: Cache | None,

@@ -167,6 +167,7 @@ UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^t
                             r"^not kept: past [\d,]+ findings|^not kept: past [\d,]+ files to scan|"
                             r"failed \(internal error|^git submodule this change adds|"
                             r"^#include of .* names a file with no source language that is not beside it|"
+                            r"^#include .* names its file through macros porter cannot resolve|"
                             r"^the build compiles as CUDA .*, which porter cannot resolve$|"
                             r"^a CMake file\(GLOB\) of .* compiled as CUDA lists more than|"
                             r"^C/C\+\+/CUDA file a \.gitignore of the tree \(not a git checkout\) ignores")

@@ -239,15 +239,26 @@ def blank_comments(data: bytes) -> bytes:
     """The file's text with comments and raw strings blanked to spaces, newlines kept, so lines stay where they are
     (what its directives are lexed from: a raw string's lines hold no directive); other strings are skipped, not
     searched (they end on their line)."""
+    return _blanked(data)[0]
+
+
+def _blanked(data: bytes) -> tuple[bytes, tuple[int, ...]]:
+    """blank_comments(data), and the start and end offsets (flat: start, end, start, end, ...) of the block comments
+    that hold a newline: a compiler replaces a comment by one space before it reads directives (translation phase 3
+    before 4), so a directive whose line ends inside one goes on after it (`#if 0 /*` newline `*/ || 1` is
+    `#if 0 || 1`); _lex joins those lines, which the blanked text alone no longer shows."""
     out = None
+    joins: list[int] = []
     for start, end in (_KNOWN_SPANS[1] if _KNOWN_SPANS[0] is data else _comment_spans(data)):
         if out is None:
             out = bytearray(data)
         out[start:end] = data[start:end].translate(_TO_SPACE)
+        if data.startswith(b"/*", start) and data.find(b"\n", start, end) >= 0:
+            joins += (start, end)
     code = data if out is None else bytes(out)
     if b"%:" in code:  # `%:` is the digraph of `#` (C++ [lex.digraph]): `%:endif` closes an `#if 0` for a compiler
         code = _DIGRAPH_HASH.sub(rb"\1 #", code)
-    return code
+    return code, tuple(joins)
 
 
 def _comment_spans(data: bytes) -> Iterable[tuple[int, int]]:
@@ -442,11 +453,12 @@ def directives(data: bytes) -> list[Directive]:
 
 
 def _directives(data: bytes) -> list[Directive]:
-    return _lex(blank_comments(data))
+    return _lex(*_blanked(data))
 
 
-def _lex(code: bytes) -> list[Directive]:
-    """The directives of a file whose comments are blanked."""
+def _lex(code: bytes, joins: Sequence[int] = ()) -> list[Directive]:
+    """The directives of a file whose comments are blanked; `joins` (see _blanked) the spans of its block comments
+    that hold a newline: a directive's line that ends inside one goes on to the next line, as one a backslash ends."""
     out: list[Directive] = []
     n = len(code)
     line, counted, continued = 0, 0, -1  # `line`: 0-based number of the line starting at `counted`
@@ -462,9 +474,11 @@ def _lex(code: bytes) -> list[Directive]:
                 parts = [m.group(2).rstrip(b"\r")]
                 last, pos = line, m.end()
                 # Continuation lines joined once at the end (adding each to the body so far was quadratic in them).
-                while pos < n and (cont := _CONTINUED.search(parts[-1])) is not None:
+                while pos < n and ((cont := _CONTINUED.search(parts[-1])) is not None
+                                   or (joins and bisect.bisect(joins, pos) % 2 == 1)):  # newline inside a comment
                     nxt = code.find(b"\n", pos + 1)
-                    parts[-1] = parts[-1][:cont.start()]
+                    if cont is not None:
+                        parts[-1] = parts[-1][:cont.start()]
                     parts.append(code[pos + 1: nxt if nxt >= 0 else n].rstrip(b"\r"))
                     last, pos = last + 1, (nxt if nxt >= 0 else n)
                 continued = last
@@ -533,12 +547,48 @@ _ALTERNATIVE = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|"
                 "not_eq": "!="}
 
 
+# `#if` arithmetic is C's ([cpp.cond] p11-12): every integer operand is intmax_t or uintmax_t (64 bits on every
+# target porter judges), the usual arithmetic conversions make an operation unsigned when either operand is, unsigned
+# values wrap modulo 2**64, `/` and `%` truncate toward zero. A plain int is an intmax_t value; an _Unsigned is a
+# uintmax_t value (an int subclass, so truth and comparison with a plain int still read its value). Read as Python's
+# unbounded integers, `#if 0u - 1 > 0` was false and `#if -7 % 2 == -1` false: a live kernel read as dead.
+_UMAX = (1 << 64) - 1
+_INTMAX = (1 << 63) - 1
+
+
+class _Unsigned(int):
+    """An #if value of type uintmax_t (0 <= value <= _UMAX)."""
+
+    __slots__ = ()
+
+
+def _wrap_signed(v: int) -> int:
+    """`v` as intmax_t: two's complement wrap-around (signed overflow, which compilers warn of and wrap)."""
+    v &= _UMAX
+    return v - (1 << 64) if v > _INTMAX else v
+
+
+# An integer literal of a #if ([lex.icon]): its digits and its suffix (u, l, ll, z in either order, any case).
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)((?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?)")
+
+
 def _int(text: str) -> int | None:
-    t = text.replace("'", "").rstrip("uUlL")
-    try:
-        return int(t, 0) if not (len(t) > 1 and t[0] == "0" and t[1].isdigit()) else int(t, 8)
-    except ValueError:
+    """An integer literal's #if value: unsigned when it has a u/U suffix or does not fit intmax_t ([cpp.cond] reads
+    every literal as intmax_t/uintmax_t; gcc: "integer constant is so large that it is unsigned"); None (unknown)
+    for what is no integer literal or does not fit uintmax_t (an error to a compiler)."""
+    m = _INT_LITERAL.fullmatch(text.replace("'", ""))
+    if m is None:
         return None
+    digits = m.group(1)
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        if not digits.isdigit() or "8" in digits or "9" in digits:
+            return None
+        v = int(digits, 8)
+    else:
+        v = int(digits, 0) if digits[:2].lower() in ("0x", "0b") else int(digits)
+    if v > _UMAX:
+        return None
+    return _Unsigned(v) if v > _INTMAX or "u" in m.group(2).lower() else v
 
 
 class _Eval:
@@ -577,8 +627,10 @@ class _Eval:
             if self.take() != ":":
                 raise ValueError
             b = self.cond()
+            if a is not None and b is not None:
+                a, b = _common(a, b), _common(b, a)
             if c is None:
-                return a if a == b else None
+                return a if a is not None and a == b and type(a) is type(b) else None
             return a if c else b
         return c
 
@@ -630,12 +682,16 @@ class _Eval:
             return None if v is None else int(not v)
         if tok == "-":
             v = self.unary()
-            return None if v is None else -v
+            if v is None:
+                return None
+            return _Unsigned(-v & _UMAX) if type(v) is _Unsigned else _wrap_signed(-v)
         if tok == "+":
             return self.unary()
         if tok == "~":
             v = self.unary()
-            return None if v is None else ~v
+            if v is None:
+                return None
+            return _Unsigned(~v & _UMAX) if type(v) is _Unsigned else ~v
         if tok == "(":
             v = self.cond()
             if self.take() != ")":
@@ -681,16 +737,41 @@ _BOOLEAN = {"true": 1, "false": 0}
 
 
 def _apply(op: str, a: int, b: int) -> int:
-    if op in ("/", "%") and b == 0:
-        raise ZeroDivisionError
-    if op in ("<<", ">>") and not 0 <= b < 128:
-        raise ValueError
-    return {
-        "|": lambda: a | b, "^": lambda: a ^ b, "&": lambda: a & b, "==": lambda: int(a == b), "!=": lambda: int(a != b),
-        "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
-        "<<": lambda: a << b, ">>": lambda: a >> b, "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-        "/": lambda: int(a / b), "%": lambda: a % b,
-    }[op]()
+    """`a op b` as C's #if computes it (see _Unsigned): comparisons give a signed 0/1; shifts keep the left operand's
+    type (a count outside 0..63 is undefined: unknown); other operators are unsigned when either operand is."""
+    if op in _SHIFTS:
+        if not 0 <= b < 64:
+            raise ValueError
+        if type(a) is _Unsigned:
+            return _Unsigned((a << b) & _UMAX) if op == "<<" else _Unsigned(a >> b)
+        return _wrap_signed(a << b) if op == "<<" else a >> b
+    unsigned = type(a) is _Unsigned or type(b) is _Unsigned
+    if unsigned:
+        a, b = a & _UMAX, b & _UMAX
+    if op in _COMPARE:
+        return int(_COMPARE[op](a, b))
+    if op in ("/", "%"):
+        if b == 0:
+            raise ZeroDivisionError  # an error to a compiler: the expression is unknown
+        q = abs(a) // abs(b)  # truncation toward zero ([expr.mul]), not Python's floor
+        if (a < 0) != (b < 0):
+            q = -q
+        r = q if op == "/" else a - b * q
+    else:
+        r = _ARITHMETIC[op](a, b)
+    return _Unsigned(r & _UMAX) if unsigned else _wrap_signed(r)
+
+
+_SHIFTS = frozenset(("<<", ">>"))
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le,
+            ">=": operator.ge}
+_ARITHMETIC = {"|": operator.or_, "^": operator.xor, "&": operator.and_, "+": operator.add, "-": operator.sub,
+               "*": operator.mul}
+
+
+def _common(a: int, b: int) -> int:
+    """The value `a` takes as the result of `c ? a : b`: converted to uintmax_t when either arm is unsigned."""
+    return _Unsigned(a & _UMAX) if type(a) is not _Unsigned and type(b) is _Unsigned else a
 
 
 class Build:
@@ -1267,17 +1348,83 @@ MAX_INCLUDE_MACRO_HOPS = 8
 
 
 def include_macros(dirs: Iterable[Directive]) -> dict[str, tuple[str, ...]]:
-    """The object-like macros a file defines that a computed `#include NAME` can read (a quoted name or another
-    macro's name), each with every body it is given: the repository's table of them is the merge of its files'."""
+    """The macros a file defines that a computed `#include NAME` can read, each with every body it is given: an
+    object-like one whose body is a quoted name, another macro's name or a macro call (`XSTR(kern.def)`), and a
+    function-like one under `NAME(` with `(params) body` (`#define STR(x) #x`). The repository's table of them is
+    the merge of its files'."""
     out: dict[str, tuple[str, ...]] = {}
     for d in dirs:
         if d.kind == "define":
             m = _define_name().match(d.text)
-            if m and m.group(2) is None:
-                body = m.group(4).strip()
-                if (_INCLUDE.match(body) or _MACRO_NAME.match(body)) and body not in out.get(m.group(1), ()):
-                    out[m.group(1)] = (*out.get(m.group(1), ()), body)
+            if not m:
+                continue
+            body = m.group(4).strip()
+            if m.group(2) is None:
+                key = m.group(1)
+                if not (_INCLUDE.match(body) or _MACRO_NAME.match(body) or _MACRO_CALL.match(body)):
+                    continue
+            elif len(body) <= MAX_INCLUDE_MACRO_BODY and (_STRINGIZER.match(body) or _MACRO_CALL.match(body)):
+                key, body = m.group(1) + "(", m.group(2) + " " + body
+            else:  # a function-like macro that neither stringizes nor forwards: no include reads it (not kept)
+                continue
+            if body not in out.get(key, ()):
+                out[key] = (*out.get(key, ()), body)
     return out
+
+
+# A function-like macro's body that makes a string of its parameter (`#define STR(x) #x`), and the longest body of a
+# function-like macro the repository's table keeps (a stringizer or a forwarding call is short; the table must not
+# hold every long macro of a repository).
+_STRINGIZER = re.compile(r"^#\s*[A-Za-z_]\w*$")
+MAX_INCLUDE_MACRO_BODY = 200
+# A macro call (`XSTR(kern.def)`): its name and its arguments' text.
+_MACRO_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$", re.S)
+# A function-like macro's body as _expand reads it: a stringized parameter, a name, anything else.
+_BODY_TOKEN = re.compile(r'#\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)|"(?:[^"\\\n]|\\.)*"|.', re.S)
+_PARAMETERS = re.compile(r"\(([^)]*)\)\s?(.*)$", re.S)
+
+
+def _arguments(text: str) -> list[str] | None:
+    """A macro call's arguments, split at the commas outside parentheses, blanks collapsed as a compiler does."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return [" ".join(a.split()) for a in out]
+
+
+def _expand(definition: str, args_text: str) -> str | None:
+    """One call of a function-like macro (`definition`: `(params) body`, as include_macros keeps it) with the
+    arguments' text: each `#param` a string literal of its argument, each other parameter its argument (not
+    expanded first: the next hop reads what it names). None for what this does not read (`##`, `...`, a count
+    that does not match the parameters)."""
+    m = _PARAMETERS.match(definition)
+    args = _arguments(args_text)
+    if m is None or args is None or "##" in m.group(2) or "..." in m.group(1):
+        return None
+    params = [p.strip() for p in m.group(1).split(",")] if m.group(1).strip() else []
+    if len(args) != len(params) and not (not params and args == [""]):
+        return None
+    bound = dict(zip(params, args))
+    out = []
+    for t in _BODY_TOKEN.finditer(m.group(2)):
+        if t.group(1) is not None:
+            if t.group(1) not in bound:
+                return None
+            out.append('"' + bound[t.group(1)].replace("\\", "\\\\").replace('"', '\\"') + '"')
+        elif t.group(2) is not None:
+            out.append(bound.get(t.group(2), t.group(2)))
+        else:
+            out.append(t.group(0))
+    return "".join(out).strip()
 
 
 def quoted_includes(dirs: list[Directive],
@@ -1286,39 +1433,66 @@ def quoted_includes(dirs: list[Directive],
     """(line, target) of every `#include "..."` (angle-bracket includes are the toolkit's, never the project's;
     with `angle` they are listed too: a build's include path may reach a project file through `<kern/x.txt>`).
 
-    A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`) names what its object-like macro holds
-    at that line, as the compiler reads it: otherwise a file of CUDA code with a name that gives porter no language,
-    included only that way, was never scanned. A macro this file defines before the include wins; one it does not
-    is read from `elsewhere` (include_macros of the repository's files: `#define KERNEL` in a config header the file
-    includes), every body any file gives it, since which header the compiler saw first is the build's choice.
-    Followed MAX_INCLUDE_MACRO_HOPS deep, at most MAX_INCLUDE_MACRO_HOPS targets per include.
+    A computed include (`#define KERNEL "kern.gpu"` then `#include KERNEL`, or `#include XSTR(kern.def)` with
+    `#define XSTR(x) STR(x)` and `#define STR(x) #x`) names what its macros make of it at that line, as the compiler
+    reads it: otherwise a file of CUDA code with a name that gives porter no language, included only that way, was
+    never scanned. A macro this file defines before the include wins; one it does not is read from `elsewhere`
+    (include_macros of the repository's files: `#define KERNEL` in a config header the file includes), every body
+    any file gives it, since which header the compiler saw first is the build's choice. Followed
+    MAX_INCLUDE_MACRO_HOPS deep, at most MAX_INCLUDE_MACRO_HOPS targets per include.
     """
-    out = []
+    return [(line, target) for line, _text, found, _read in _include_targets(dirs, elsewhere, angle)
+            for target in found]
+
+
+def unresolved_includes(dirs: list[Directive], elsewhere: Mapping[str, tuple[str, ...]] | None = None
+                        ) -> list[tuple[int, str]]:
+    """(line, text) of every computed `#include` no reading of which gives a name, quoted or angle (`#include KFILE`
+    with KFILE only from the build's `-DKFILE="kern.def"`; a macro call _expand does not read): what the file it
+    includes holds is unseen (porter.pipeline lists it so under --isolated)."""
+    return [(line, text) for line, text, _found, read in _include_targets(dirs, elsewhere, True) if not read]
+
+
+def _include_targets(dirs: list[Directive], elsewhere: Mapping[str, tuple[str, ...]] | None, angle: bool
+                     ) -> Iterator[tuple[int, str, list[str], bool]]:
+    """(line, text, targets, read) of every `#include` (see quoted_includes): `read` whether any reading of it gave
+    a name, quoted or angle (an angle one is a target only with `angle`)."""
     held: dict[str, str] = {}
+    empty: Mapping[str, tuple[str, ...]] = {}
     for d in dirs:
         if d.kind == "define":
             m = _define_name().match(d.text)
             if m and m.group(2) is None:
                 held[m.group(1)] = m.group(4).strip()
+            elif m:
+                held[m.group(1) + "("] = m.group(2) + " " + m.group(4).strip()
         elif d.kind == "include":
-            texts, found = [d.text], []
+            texts, found, read = [d.text], [], False
             for _ in range(MAX_INCLUDE_MACRO_HOPS):
                 following = []
                 for text in texts:
                     name = _MACRO_NAME.match(text)
-                    if name is None:
-                        m = _INCLUDE.match(text) or (_ANGLE_INCLUDE.match(text) if angle else None)
-                        if m and m.group(1) not in found:
+                    call = _MACRO_CALL.match(text) if name is None else None
+                    if name is not None:
+                        key = name.group(1)
+                    elif call is not None:
+                        key = call.group(1) + "("
+                    else:
+                        q = _INCLUDE.match(text)
+                        m = q or _ANGLE_INCLUDE.match(text)
+                        read = read or m is not None
+                        if m and (q or angle) and m.group(1) not in found:
                             found.append(m.group(1))
-                    elif name.group(1) in held:
-                        following.append(held[name.group(1)])
-                    elif elsewhere:
-                        following.extend(elsewhere.get(name.group(1), ()))
+                        continue
+                    bodies = (held[key],) if key in held else (elsewhere or empty).get(key, ())
+                    if call is None:
+                        following.extend(bodies)
+                    else:
+                        following.extend(e for e in (_expand(b, call.group(2)) for b in bodies) if e is not None)
                 texts = following[:MAX_INCLUDE_MACRO_HOPS]
                 if not texts:
                     break
-            out.extend((d.line, target) for target in found[:MAX_INCLUDE_MACRO_HOPS])
-    return out
+            yield d.line, d.text, found[:MAX_INCLUDE_MACRO_HOPS], read
 
 
 def side_at(regions: list[Region], line: int) -> tuple[str, int]:
@@ -1709,8 +1883,8 @@ def _preprocess(data: bytes) -> tuple[Preprocessed, bytes]:
     total = data.count(b"\n") + (not data.endswith(b"\n"))  # the file's lines (a final newline ends the last)
     if not may_hold_directives(data):
         return Preprocessed((), total, (), frozenset(), ()), data
-    code = blank_comments(data)
-    dirs = tuple(_lex(code))
+    code, joins = _blanked(data)
+    dirs = tuple(_lex(code, joins))
     groups, dead, arch = _walk(dirs, total)
     starts = _starts(code) if groups else None
     empty = _empty_arms(code, groups, starts) if starts is not None else frozenset()
