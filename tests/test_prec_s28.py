@@ -21,3 +21,37 @@ def test_a_warp_count_rounded_up_for_row_strides_is_no_hardware_warp():
     got = [(f.path, f.line, str(f.status), str(f.severity))
            for f in _result(FIXTURE / "roundup").findings if f.rule == "DEV011"]
     assert got == [("rows.cu", 22, "open", "medium"), ("rows.cu", 31, "open", "medium")]
+
+
+def test_warp_synchronous_steps_on_plain_shared_memory_need_a_fix():
+    # tail.cu: steps `s[tid] += s[tid + K]` under `if (tid < 32)` with no barrier and no volatile (plain_tail), the
+    # same through a step macro with an empty EMUSYNC between (macro_tail), with the guard alone in an
+    # `#ifndef __DEVICE_EMULATION__` arm (guard_in_arm, ramsesGPU's spelling), and a recursive template step whose
+    # only barrier is skipped once `offset <= 16` (template_steps, TeaLeaf's): fix on every target, at the guard's
+    # line. A volatile pointer (volatile_tail), __syncwarp between the steps (synced_tail), a bare BARRIER macro that
+    # is __syncthreads() (barrier_macro) and a single step (one_step) are not.
+    kernels = _result(FIXTURE / "warpsync").kernels
+    got = {}
+    for k in kernels:
+        for t in ("mi300x", "mi455x"):
+            v = k.verdict_on(t)
+            got[(k.name, t)] = (v.verdict, tuple((d.id, d.lines) for d in v.details))
+    fix = {"plain_tail": 18, "macro_tail": 35, "guard_in_arm": 91, "barrier_macro": None, "template_steps": 115}
+    for name, line in fix.items():
+        for t in ("mi300x", "mi455x"):
+            if line is None:
+                assert got[(name, t)] == ("ok", ()), name
+            else:
+                assert got[(name, t)] == ("fix", (("warp-sync-shared", (line,)),)), name
+    for name in ("volatile_tail", "synced_tail", "one_step"):
+        assert got[(name, "mi300x")] == ("ok", ()), name
+
+
+def test_the_volatile_reader():
+    from porter.kernels.facts_detectors import _STEP_GUARD, _TAIL_GUARD
+
+    assert _TAIL_GUARD.match(b"(tid < 32)") and _TAIL_GUARD.match(b"(threadIdx.x < 32)")
+    assert _TAIL_GUARD.match(b"(lane_id <= 31)")
+    assert not _TAIL_GUARD.match(b"(tid < 64)") and not _TAIL_GUARD.match(b"(n < 32)")
+    assert _STEP_GUARD.match(b"(offset > 16)").group(1) == b"offset"
+    assert _STEP_GUARD.match(b"(s >= 64)") and not _STEP_GUARD.match(b"(offset > 8)")

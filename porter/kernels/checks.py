@@ -395,6 +395,11 @@ _CLANG_DIFFERS = {
                       "(`__CUDACC_VER_MAJOR__`, `CUDART_VERSION`, `__NVCC__`, `__CUDA_ARCH__`), which hip-clang and "
                       "HIP's headers never define: the ROCm build compiles it to nothing. Make the gate HIP-aware "
                       "(`|| defined(__HIP__)`) or give HIP an `#else`",
+    "warp-sync-shared": "warp-synchronous reduction steps on shared memory with no barrier between them and no "
+                        "`volatile`: only lockstep and unoptimised stores keep them right, and clang (hipcc) may keep "
+                        "the partial sums in registers across the steps: declare the array (or a pointer to it) "
+                        "volatile, or put a __syncthreads() (the steps in a wave: __builtin_amdgcn_wave_barrier()) "
+                        "between the steps",
     "fp-contract-rounded": "__fmul_rn / __fadd_rn (round-to-nearest, never contracted by nvcc) are the plain operators "
                            "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
                            "contract(off)` (or build it with -ffp-contract=off)",
