@@ -57,3 +57,21 @@ def test_the_volatile_reader():
     assert not _TAIL_GUARD.match(b"(tid < 64)") and not _TAIL_GUARD.match(b"(n < 32)")
     assert _STEP_GUARD.match(b"(offset > 16)").group(1) == b"offset"
     assert _STEP_GUARD.match(b"(s >= 64)") and not _STEP_GUARD.match(b"(offset > 8)")
+
+
+def test_a_block_built_of_a_runtime_number_of_warps_retunes_on_wave64():
+    # blocks.cu: blocks that do not fold but are built of 32-thread warps - `32 * warpCount`, a dim3 row of
+    # `std::min(32, edges)` threads, `(n + 31) / 32 * 32` - retune on wave64 (an odd number of warps leaves half a
+    # wave idle), at the launch's line, and are fine on wave32. `warpSize * warpCount` (the target's own wave), a
+    # plain run-time block and a folded 32 * 8 are not.
+    kernels = _result(FIXTURE / "warpblocks").kernels
+    got = {(k.name, t): (k.verdict_on(t).verdict, tuple((d.id, d.lines) for d in k.verdict_on(t).details))
+           for k in kernels for t in ("mi300x", "mi455x")}
+    for name, line in (("per_warp_sweep", 14), ("rows_of_warps", 16), ("rounded", 18)):
+        assert got[(name, "mi300x")] == ("retune", (("block-not-wave-multiple", (line,)),)), name
+        assert got[(name, "mi455x")] == ("ok", ()), name
+    for name in ("by_wave", "plain_runtime", "folded"):
+        assert got[(name, "mi300x")] == ("ok", ()), name
+    msg = next(d.message for k in kernels if k.name == "per_warp_sweep" for d in k.verdict_on("mi300x").details)
+    assert msg == ("block built of 32-thread warps (`32 * warpCount`): an odd number of them leaves half of a "
+                   "64-lane wave idle")

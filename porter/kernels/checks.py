@@ -556,6 +556,15 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
             t = odd[0][0]
             add("block-not-wave-multiple", f"block of {t} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
+        elif wave > NVIDIA_WARP and not sizes:
+            # No launch folds, but one builds its block of 32-thread warps (LaunchConfig.warp_built): a run-time
+            # number of warps, whole on NVIDIA and half a wave idle here whenever it is odd (gpu-benches' sweep
+            # from one warp, MegBA's 9 x 32 threads: judged retune). A kernel with a launch that folds is read by it.
+            built = [(s.warp_built, s.line) for s in facts.sites if s.warp_built is not None]
+            if built:
+                add("block-not-wave-multiple", f"block built of 32-thread warps (`{built[0][0]}`): an odd number of "
+                                               f"them leaves half of a {wave}-lane wave idle",
+                    [l for _, l in built])
     # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
     # HIP compiles the second argument as amdgpu_waves_per_eu(M) (ROCm/clr amd_hip_runtime.h, launch_bounds_impl1):
     # an occupancy hint of M waves per SIMD, which the compiler meets by capping VGPRs at 512 / M per lane. M up to 8
