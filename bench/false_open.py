@@ -15,6 +15,9 @@ Output: one line per set (precision of open judged rows, real kept, open finding
 rules by the number of judged-false rows still open (with the judged-real rows of the same rule still open beside
 them, the ones a fix must keep), each false row with its path:line and the judge's reason. With --compare, a
 before/after table per set and per rule, and every tree whose open-finding count rose (which must not happen).
+The same porter run scores each set's kernel verdicts (kernels_adjudicated.jsonl where the set has one, else
+kernels.jsonl, as score_judged's --kernels does): agreement per target per set and pooled, then every judged pair
+porter gets wrong or does not find (with --compare, each project whose kernel agreement moved).
 Porter runs cold (no cache) with two workers, as score_judged does.
 """
 from __future__ import annotations
