@@ -819,7 +819,7 @@ def _function_of(n: ts.Node) -> ts.Node | None:
 def _volatile_name(ctx, fn: ts.Node, name: bytes) -> bool | None:
     """Whether `name` is declared volatile (`volatile float *s`, `volatile __shared__ T s[]`) in the function or,
     failing that, the file; None when no declaration of it is found (nothing then is claimed)."""
-    decl = re.compile(rb"([^;{}()\n,]*)\b" + re.escape(name) + rb"\s*(?:\[|[;=,)])")
+    decl = re.compile(rb"([^;{}()\n,]{0,120})\b" + re.escape(name) + rb"\s*(?:\[|[;=,)])")
     for text in (fn.text, bytes(ctx.sf.code)):
         found = [m.group(1) for m in decl.finditer(text)
                  if re.search(rb"[A-Za-z_]\w*[\s*&]*$", m.group(1)) and not re.search(rb"[=+\-/%<>!]\s*$", m.group(1))]
@@ -861,7 +861,7 @@ def warp_sync_shared(ctx, n: ts.Node, w: Walk) -> None:
         if not _BARRIER_CALL.search(body.text) or body.text.count(b";") != 1:
             return
         step = re.escape(m.group(1))
-        reads = re.finditer(rb"\b([A-Za-z_]\w*)\s*\[[^\[\]]*\+\s*" + step + rb"\s*\]", fn.text)
+        reads = re.finditer(rb"\b([A-Za-z_]\w*)\s*\[[^\[\]]{0,120}\+\s*" + step + rb"\s*\]", fn.text)
         names = {r.group(1) for r in reads}
         if names and all(_volatile_name(ctx, fn, a) is False for a in names):
             w.clang_differs.append((WARP_SYNC_SHARED, n.start_point.row + 1))
@@ -877,11 +877,11 @@ def warp_sync_shared(ctx, n: ts.Node, w: Walk) -> None:
     # the steps: `A[... + K]` reads, or calls passing the array and a literal offset (`REDUCE(A, tid, K)`)
     arrays: set[bytes] = set()
     offsets: set[bytes] = set()
-    for r in re.finditer(rb"\b([A-Za-z_]\w*)\s*\[[^\[\]]*\+\s*(\d+)\s*\]", text):
+    for r in re.finditer(rb"\b([A-Za-z_]\w*)\s*\[[^\[\]]{0,120}\+\s*(\d+)\s*\]", text):
         if r.group(2) in _STEP_OFFSETS:
             arrays.add(r.group(1))
             offsets.add(r.group(2))
-    for r in re.finditer(rb"\b[A-Za-z_]\w*\s*\(\s*([A-Za-z_]\w*)\s*,[^;()]*,\s*(\d+)\s*\)", text):
+    for r in re.finditer(rb"\b[A-Za-z_]\w*\s*\(\s*([A-Za-z_]\w*)\s*,[^;()]{0,120},\s*(\d+)\s*\)", text):
         if r.group(2) in _STEP_OFFSETS:
             arrays.add(r.group(1))
             offsets.add(r.group(2))

@@ -592,10 +592,11 @@ def warp_built(block: ts.Node, before: bytes) -> str | None:
     text = block.text
     if block.type == "identifier":
         name = re.escape(text)
-        found = [m.group(1) for m in re.finditer(
-            rb"\b" + name + rb"(?:\s*\.\s*[xyz])?\s*(?:=(?!=)\s*([^;]*)|(\([^;]*\)|\{[^;]*\})\s*;)", before)]
-        found += [m.group(2) for m in re.finditer(rb"\b" + name + rb"\s*(\(|\{)([^;]*)[)}]\s*;", before)]
-        texts = [t for t in found if t]
+        found = [(m.start(), m.group(1)) for m in re.finditer(
+            rb"\b" + name + rb"(?:\s*\.\s*[xyz])?\s*=(?!=)\s*([^;]{0,400})", before)]
+        found += [(m.start(), m.group(2))
+                  for m in re.finditer(rb"\b" + name + rb"\s*(\(|\{)([^;]{0,400})[)}]\s*;", before)]
+        texts = [t for _, t in sorted(found) if t]  # in source order: the declaration, then later writes
     else:
         texts = [text]
     for t in texts[-2:]:
