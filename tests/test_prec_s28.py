@@ -14,17 +14,6 @@ def _result(root: Path):
     return run(root, Settings(jobs=1, cache_dir=None, targets=("mi300x", "mi455x"))).result
 
 
-def test_a_warp_count_rounded_up_for_row_strides_is_no_hardware_warp():
-    # rows.cu: rows_only's `num_warps = (totalThreads + 31) / 32` only strides shared-memory rows in a kernel with no
-    # warp-level work (as its `warp_id = tid / 32` beside it): not reported. The same count in a kernel that
-    # shuffles (with_shuffles), or passed to a call (passed_on), stays open, and so does a host block size rounded
-    # to a multiple of 32 (`(n + 31) / 32 * 32` in launch_rows), which sizes a launch for 32-lane warps.
-    got = [(f.path, f.line, str(f.status), str(f.severity))
-           for f in _result(FIXTURE / "roundup").findings if f.rule == "DEV011"]
-    assert got == [("rows.cu", 22, "open", "medium"), ("rows.cu", 31, "open", "medium"),
-                   ("rows.cu", 38, "open", "medium")]
-
-
 def test_warp_synchronous_steps_on_plain_shared_memory_need_a_fix():
     # tail.cu: steps `s[tid] += s[tid + K]` under `if (tid < 32)` with no barrier and no volatile (plain_tail), the
     # same through a step macro with an empty EMUSYNC between (macro_tail), with the guard alone in an
@@ -60,18 +49,18 @@ def test_the_volatile_reader():
 
 
 def test_a_block_built_of_a_runtime_number_of_warps_retunes_on_wave64():
-    # blocks.cu: blocks that do not fold but are built of 32-thread warps - `32 * warpCount`, a dim3 row of
-    # `std::min(32, edges)` threads, `(n + 31) / 32 * 32` - retune on wave64 (an odd number of warps leaves half a
-    # wave idle), at the launch's line, and are fine on wave32. `warpSize * warpCount` (the target's own wave), a
-    # plain run-time block and a folded 32 * 8 are not.
+    # blocks.cu: blocks that do not fold but are built of 32-thread warps - a dim3 row of `std::min(32, edges)`
+    # threads, `(n + 31) / 32 * 32` - retune on wave64 (an odd number of warps leaves half a wave idle), at the
+    # launch's line, and are fine on wave32. A bare `32 * warpCount` (judged both ways: gpu-benches retune, AQLM
+    # ok), `warpSize * warpCount` (the target's own wave), a plain run-time block and a folded 32 * 8 are not read.
     kernels = _result(FIXTURE / "warpblocks").kernels
     got = {(k.name, t): (k.verdict_on(t).verdict, tuple((d.id, d.lines) for d in k.verdict_on(t).details))
            for k in kernels for t in ("mi300x", "mi455x")}
-    for name, line in (("per_warp_sweep", 14), ("rows_of_warps", 16), ("rounded", 18)):
+    for name, line in (("rows_of_warps", 16), ("rounded", 18)):
         assert got[(name, "mi300x")] == ("retune", (("block-not-wave-multiple", (line,)),)), name
         assert got[(name, "mi455x")] == ("ok", ()), name
-    for name in ("by_wave", "plain_runtime", "folded"):
+    for name in ("per_warp_sweep", "by_wave", "plain_runtime", "folded"):
         assert got[(name, "mi300x")] == ("ok", ()), name
-    msg = next(d.message for k in kernels if k.name == "per_warp_sweep" for d in k.verdict_on("mi300x").details)
-    assert msg == ("block built of 32-thread warps (`32 * warpCount`): an odd number of them leaves half of a "
+    msg = next(d.message for k in kernels if k.name == "rounded" for d in k.verdict_on("mi300x").details)
+    assert msg == ("block built of 32-thread warps (`(n + 31) / 32 * 32`): an odd number of them leaves half of a "
                    "64-lane wave idle")

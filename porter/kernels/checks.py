@@ -558,8 +558,9 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
                 [l for _, l in odd if l])
         elif wave > NVIDIA_WARP and not sizes:
             # No launch folds, but one builds its block of 32-thread warps (LaunchConfig.warp_built): a run-time
-            # number of warps, whole on NVIDIA and half a wave idle here whenever it is odd (gpu-benches' sweep
-            # from one warp, MegBA's 9 x 32 threads: judged retune). A kernel with a launch that folds is read by it.
+            # number of warps, whole on NVIDIA and half a wave idle here whenever it is odd (MegBA's 9 x 32 threads,
+            # TurboTransformers' rounded-up softmax block: judged retune). A kernel with a launch that folds is read
+            # by it.
             built = [(s.warp_built, s.line) for s in facts.sites if s.warp_built is not None]
             if built:
                 add("block-not-wave-multiple", f"block built of 32-thread warps (`{built[0][0]}`): an odd number of "
