@@ -7,7 +7,7 @@ skipped and named). Every judged row is looked up as bench/score_judged.py does 
 line, then a rule merged into the keeper) and counted open when porter reports it open at severity low or worse.
 Judged real = verdict true and not guarded (score_judged's definition).
 
-    python bench/false_open.py                             # every dev set (heldout3-22) whose trees exist
+    python bench/false_open.py                             # every dev set (heldout3-36) whose trees exist
     python bench/false_open.py --cuda-only --json /tmp/before.json heldout20 heldout22
     python bench/false_open.py --cuda-only --compare /tmp/before.json --json /tmp/after.json
 
@@ -15,6 +15,9 @@ Output: one line per set (precision of open judged rows, real kept, open finding
 rules by the number of judged-false rows still open (with the judged-real rows of the same rule still open beside
 them, the ones a fix must keep), each false row with its path:line and the judge's reason. With --compare, a
 before/after table per set and per rule, and every tree whose open-finding count rose (which must not happen).
+The same porter run scores each set's kernel verdicts (kernels_adjudicated.jsonl where the set has one, else
+kernels.jsonl, as score_judged's --kernels does): agreement per target per set and pooled, then every judged pair
+porter gets wrong or does not find (with --compare, each project whose kernel agreement moved).
 Porter runs cold (no cache) with two workers, as score_judged does.
 """
 from __future__ import annotations
@@ -29,12 +32,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from score_judged import JUDGED, density, is_open_finding, judged_lookup, load_set, run_porter  # noqa: E402
+from score_judged import (JUDGED, TARGETS, density, is_open_finding, judged_lookup, kernel_by_target,  # noqa: E402
+                          load_set, run_porter)
 
 
-# The development sets (issue 27): heldout3-heldout34. A newer set is held out until it has been scored once at the
+# The development sets (issue 27): heldout3-heldout36. A newer set is held out until it has been scored once at the
 # end of its session, so the default never reads it; name it explicitly once it is development data.
-LAST_DEV_SET = 34
+LAST_DEV_SET = 36
 
 # Where a set's trees are looked for when --root is not given, first match wins ({n} the set's number): the layout
 # make_trees.py gives (/tmp/hN), the one a set's builder leaves (/tmp/hN/hN), and a helper's own copies.
@@ -62,11 +66,20 @@ def find_root(name: str, template: str | None) -> Path | None:
     return None
 
 
+def set_kernels(name: str) -> list[dict]:
+    """A set's judged kernel verdicts: the adjudicated file where the set has one, else its kernels.jsonl."""
+    adjudicated = JUDGED / name / "kernels_adjudicated.jsonl"
+    if adjudicated.is_file():
+        return [json.loads(line) for line in adjudicated.read_text().splitlines() if line.strip()]
+    return load_set(name)[1]
+
+
 def score_set(name: str, root: Path, cuda_only: bool) -> dict:
     """One set: per project, its open-finding count and one row per judged finding (rule, path, line, real, open,
-    reason)."""
+    reason), and its kernel agreement per target with one line per pair porter gets wrong (`kernels`)."""
     projects, _kernels, findings = load_set(name)
-    out: dict = {"projects": {}, "rows": []}
+    kernels = set_kernels(name)
+    out: dict = {"projects": {}, "rows": [], "kernels": []}
     for p in projects:
         if cuda_only and p.get("dual"):
             continue
@@ -78,6 +91,12 @@ def score_set(name: str, root: Path, cuda_only: bool) -> dict:
         lookup = judged_lookup(result)
         n_open, lines = density(result)
         out["projects"][p["project"]] = {"open": n_open, "lines": lines, "dual": bool(p.get("dual"))}
+        wrong: list[str] = []
+        agreement = kernel_by_target([j for j in kernels if j["project"] == p["project"]], result, wrong, tree)
+        out["projects"][p["project"]]["kernels"] = {
+            t: [agreement[t]["agree"], agreement[t]["pairs"] + agreement[t]["missing"]] for t in TARGETS}
+        out["kernels"] += [{"set": name, "project": p["project"], "dual": bool(p.get("dual")), "line": w}
+                           for w in wrong]
         for j in findings:
             if j["project"] != p["project"]:
                 continue
@@ -99,6 +118,17 @@ def set_line(name: str, data: dict) -> str:
     n_open = sum(p["open"] for p in data["projects"].values())
     return (f"{name}: precision {_ratio(op_real, op)} | real kept {_ratio(op_real, real)} | "
             f"{n_open} open findings in {len(data['projects'])} trees")
+
+
+def kernel_line(name: str, data: dict) -> str:
+    """A set's (or the pool's) kernel agreement per target over its judged pairs (a kernel porter misses counts
+    against it, as in score_judged)."""
+    parts = []
+    for t in TARGETS:
+        agree = sum(p.get("kernels", {}).get(t, [0, 0])[0] for p in data["projects"].values())
+        pairs = sum(p.get("kernels", {}).get(t, [0, 0])[1] for p in data["projects"].values())
+        parts.append(f"{t} {_ratio(agree, pairs)}")
+    return f"{name}: kernels " + ", ".join(parts)
 
 
 def _ratio(a: int, b: int) -> str:
@@ -134,6 +164,9 @@ def report(sets: dict, reasons: bool) -> None:
     rows = [r for d in sets.values() for r in d["rows"]]
     pooled = {"rows": rows, "projects": {f"{n} {k}": v for n, d in sets.items() for k, v in d["projects"].items()}}
     print(set_line("all", pooled))
+    for name, data in sets.items():
+        print(kernel_line(name, data))
+    print(kernel_line("all", pooled))
     table = per_rule(sets)
     projects = false_projects(sets)
     print("\nrule: judged-false still open (in how many projects) | judged-real still open / judged real")
@@ -146,6 +179,11 @@ def report(sets: dict, reasons: bool) -> None:
             for r in rows:
                 if r["rule"] == rule and r["open"] and not r["real"]:
                     print(f"    {r['set']} {r['project']} {r['path']}:{r['line']} {r['reason'][:220]}")
+    wrong = [k for d in sets.values() for k in d.get("kernels", ())]
+    kprojects = {(k["set"], k["project"]) for k in wrong}
+    print(f"\nkernel pairs porter gets wrong or misses: {len(wrong)} in {len(kprojects)} projects")
+    for k in wrong:
+        print(f"    {k['set']} {k['project']}{' (dual)' if k['dual'] else ''}: {k['line'][:260]}")
 
 
 def compare(before: dict, after: dict) -> None:
@@ -166,6 +204,8 @@ def compare(before: dict, after: dict) -> None:
             if old is not None and p["open"] != old["open"]:
                 mark = "ROSE" if p["open"] > old["open"] else "fell"
                 print(f"  {mark}: {name} {project} open {old['open']} -> {p['open']}")
+            if old is not None and p.get("kernels") != old.get("kernels"):
+                print(f"  kernels: {name} {project} {old.get('kernels')} -> {p.get('kernels')}")
     lost = [(n, r) for n, d in after.items() for r in d["rows"] if r["real"] and not r["open"]
             and any(b["real"] and b["open"] and (b["project"], b["path"], b["line"], b["rule"]) ==
                     (r["project"], r["path"], r["line"], r["rule"]) for b in before.get(n, {}).get("rows", ()))]
@@ -175,7 +215,7 @@ def compare(before: dict, after: dict) -> None:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("sets", nargs="*", help="sets to score (default: the development sets heldout3-heldout34)")
+    ap.add_argument("sets", nargs="*", help="sets to score (default: the development sets heldout3-heldout36)")
     ap.add_argument("--root", help="tree directory per set, {n} the set's number (default: the first of "
                     + ", ".join(DEFAULT_ROOTS) + " that holds one of the set's trees)")
     ap.add_argument("--cuda-only", action="store_true", help="score only the projects projects.json marks not dual")
@@ -190,7 +230,8 @@ def main(argv: list[str]) -> int:
             print(f"{name}: no trees at {root}, skipped", file=sys.stderr)
             continue
         sets[name] = score_set(name, root, args.cuda_only)
-        print(set_line(name, sets[name]), file=sys.stderr, flush=True)
+        print(set_line(name, sets[name]) + " | " + kernel_line(name, sets[name]).split(": ", 1)[1],
+              file=sys.stderr, flush=True)
     if args.json:
         args.json.write_text(json.dumps(sets, indent=0, sort_keys=True))
     report(sets, not args.no_reasons)

@@ -23,9 +23,9 @@ def _row(rule: str, real: bool, is_open: bool) -> dict:
 
 def test_the_default_is_the_development_sets_only():
     names = _module().dev_sets()
-    # heldout3-34 are development data (session 27); a newer set (heldout35, 36: held out) is never read by default
-    assert names[0] == "heldout3" and names[-1] == "heldout34"
-    assert all(3 <= int(n[7:]) <= 34 for n in names)
+    # heldout3-36 are development data (session 28); a newer set (heldout37, 38: held out) is never read by default
+    assert names[0] == "heldout3" and names[-1] == "heldout36"
+    assert all(3 <= int(n[7:]) <= 36 for n in names)
 
 
 def test_a_false_family_is_counted_by_the_projects_it_occurs_in():
@@ -45,3 +45,13 @@ def test_rules_and_sets_are_tallied_over_open_judged_rows():
     assert dict(table["LIB007"]) == {"false_open": 0, "real_open": 0, "real": 0}
     assert fo.set_line("heldout9", data["heldout9"]) == (
         "heldout9: precision 50.0% (1/2) | real kept 50.0% (1/2) | 7 open findings in 1 trees")
+
+
+def test_kernel_agreement_is_pooled_per_target():
+    fo = _module()
+    data = {"projects": {"p/q": {"open": 1, "lines": 10, "dual": False,
+                                 "kernels": {"mi300x": [3, 4], "mi355x": [3, 4], "mi455x": [4, 4]}},
+                         "r/s": {"open": 1, "lines": 10, "dual": False,
+                                 "kernels": {"mi300x": [1, 1], "mi355x": [0, 1], "mi455x": [1, 1]}}}, "rows": []}
+    assert fo.kernel_line("heldout9", data) == (
+        "heldout9: kernels mi300x 80.0% (4/5), mi355x 60.0% (3/5), mi455x 100.0% (5/5)")

@@ -395,6 +395,11 @@ _CLANG_DIFFERS = {
                       "(`__CUDACC_VER_MAJOR__`, `CUDART_VERSION`, `__NVCC__`, `__CUDA_ARCH__`), which hip-clang and "
                       "HIP's headers never define: the ROCm build compiles it to nothing. Make the gate HIP-aware "
                       "(`|| defined(__HIP__)`) or give HIP an `#else`",
+    "warp-sync-shared": "warp-synchronous reduction steps on shared memory with no barrier between them and no "
+                        "`volatile`: only lockstep and unoptimised stores keep them right, and clang (hipcc) may keep "
+                        "the partial sums in registers across the steps: declare the array (or a pointer to it) "
+                        "volatile, or put a __syncthreads() (the steps in a wave: __builtin_amdgcn_wave_barrier()) "
+                        "between the steps",
     "fp-contract-rounded": "__fmul_rn / __fadd_rn (round-to-nearest, never contracted by nvcc) are the plain operators "
                            "in HIP, which contracts them into FMAs: wrap the arithmetic in `#pragma clang fp "
                            "contract(off)` (or build it with -ffp-contract=off)",
@@ -551,6 +556,16 @@ def _block_checks(facts: KernelFacts, target, add: Add) -> None:
             t = odd[0][0]
             add("block-not-wave-multiple", f"block of {t} threads is not a multiple of {wave}",
                 [l for _, l in odd if l])
+        elif wave > NVIDIA_WARP and not sizes:
+            # No launch folds, but one builds its block of 32-thread warps (LaunchConfig.warp_built): a run-time
+            # number of warps, whole on NVIDIA and half a wave idle here whenever it is odd (MegBA's 9 x 32 threads,
+            # TurboTransformers' rounded-up softmax block: judged retune). A kernel with a launch that folds is read
+            # by it.
+            built = [(s.warp_built, s.line) for s in facts.sites if s.warp_built is not None]
+            if built:
+                add("block-not-wave-multiple", f"block built of 32-thread warps (`{built[0][0]}`): an odd number of "
+                                               f"them leaves half of a {wave}-lane wave idle",
+                    [l for _, l in built])
     # (N, 1) asks for one block per SM, which every kernel gets anyway: as waves per EU on AMD it changes nothing.
     # HIP compiles the second argument as amdgpu_waves_per_eu(M) (ROCm/clr amd_hip_runtime.h, launch_bounds_impl1):
     # an occupancy hint of M waves per SIMD, which the compiler meets by capping VGPRs at 512 / M per lane. M up to 8

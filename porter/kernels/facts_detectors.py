@@ -790,3 +790,102 @@ def _stmt_text(n: ts.Node) -> str:
 
 def first_line(n: ts.Node) -> str:
     return n.text.decode("utf-8", "replace").split("\n")[0].strip()[:160]
+
+
+# Warp-synchronous shared-memory reduction steps (the CUDA SDK's reduction tail, written before Volta): the last
+# steps of a tree reduction, offsets 32 (or 16) down to 1, run with no barrier between them because the threads left
+# sit in one warp. Correct only while every step's store reaches shared memory before the next step's loads, which
+# nothing but `volatile` promises: without it the compiler may keep `s[tid]` in a register across the steps
+# (C++ lets it: no other thread is assumed to write) and the neighbours read stale partial sums. clang, which hipcc
+# is, does (store sinking at -O3); the tail needs volatile or a barrier per step on AMD (issue 27: heldout17's TeaLeaf
+# `reduce` template, heldout20's ramsesGPU minmax tail, heldout10's abacus tail judged fix; the volatile tails of
+# InfiniTAM, Splatt3R-SLAM, cholla, hyperdrive judged ok: lanes 0-31 lie in one wavefront, which runs in lockstep).
+WARP_SYNC_SHARED = "warp-sync-shared"  # the KernelFacts.clang_differs kind (rules/kb/kernel_checks.yaml)
+_TAIL_GUARD = re.compile(rb"^\(\s*(?:threadIdx\s*\.\s*x|[A-Za-z_]*(?:tid|Tid|TID|lane|Lane|thread_?[Ii]d\w*)\w*)\s*"
+                         rb"(?:<\s*32|<=\s*31)\s*\)$")
+# The step's guard on the offset: `if (offset > 16) __syncthreads();` syncs only while the step leaves the warp.
+_STEP_GUARD = re.compile(rb"^\(\s*([A-Za-z_]\w*)\s*(?:>\s*(?:16|32)|>=\s*(?:32|64))\s*\)$")
+_BARRIER_CALL = re.compile(rb"\b(?:__syncthreads\w*|__syncwarp|sync|barrier\w*|__threadfence_block)\s*\(")
+_STEP_OFFSETS = (b"32", b"16", b"8", b"4", b"2", b"1")
+
+
+def _function_of(n: ts.Node) -> ts.Node | None:
+    p = n.parent
+    while p is not None and p.type != "function_definition":
+        p = p.parent
+    return p
+
+
+def _volatile_name(ctx, fn: ts.Node, name: bytes) -> bool | None:
+    """Whether `name` is declared volatile (`volatile float *s`, `volatile __shared__ T s[]`) in the function or,
+    failing that, the file; None when no declaration of it is found (nothing then is claimed)."""
+    decl = re.compile(rb"([^;{}()\n,]{0,120})\b" + re.escape(name) + rb"\s*(?:\[|[;=,)])")
+    for text in (fn.text, bytes(ctx.sf.code)):
+        found = [m.group(1) for m in decl.finditer(text)
+                 if re.search(rb"[A-Za-z_]\w*[\s*&]*$", m.group(1)) and not re.search(rb"[=+\-/%<>!]\s*$", m.group(1))]
+        found = [f for f in found if re.search(rb"\b(?:volatile|__shared__|extern|float|double|int|unsigned|auto|const"
+                                               rb"|[A-Z]\w*|\w+_t|T|real\w*)\b", f)]
+        if found:
+            return any(b"volatile" in f for f in found)
+    return None
+
+
+def _bare_barrier_macro(ctx, name: bytes) -> bool:
+    """Whether every `#define NAME` of the file expands to a barrier (`#define SYNC __syncthreads()`): a bare
+    `NAME;` statement then syncs. ramsesGPU's EMUSYNC, a barrier only under __DEVICE_EMULATION__ and empty
+    otherwise, is not one."""
+    bodies = re.findall(rb"(?m)^[ \t]*#[ \t]*define[ \t]+" + re.escape(name) + rb"\b(.*)$", bytes(ctx.sf.code))
+    return bool(bodies) and all(_BARRIER_CALL.search(b) for b in bodies)
+
+
+@detects("if_statement")
+def warp_sync_shared(ctx, n: ts.Node, w: Walk) -> None:
+    """A warp-synchronous reduction tail on shared memory no `volatile` qualifies (WARP_SYNC_SHARED), in either
+    spelling: `if (tid < 32) { s[tid] += s[tid + 16]; s[tid] += s[tid + 8]; ... }` (or the same steps through a macro,
+    `REDUCE(s, tid, 16)`) with no barrier between them, or a recursive step whose only barrier is skipped once the
+    step fits in a warp (`if (offset > 16) __syncthreads();` beside `a[threadIdx.x + offset]`)."""
+    cond = n.child_by_field_name("condition")
+    body = n.child_by_field_name("consequence")
+    if (body is None or not body.text.strip()) and n.parent is not None and n.parent.type in CONDITIONAL_NODE_TYPES:
+        # `#ifndef __DEVICE_EMULATION__ / if (tid < 32) / #endif / { ... }` (ramsesGPU): the guard alone in the arm,
+        # its block after the #endif
+        after = n.parent.next_named_sibling
+        body = after if after is not None and after.type == "compound_statement" else None
+    if cond is None or body is None:
+        return
+    fn = _function_of(n)
+    if fn is None:
+        return
+    m = _STEP_GUARD.match(cond.text)
+    if m is not None:
+        if not _BARRIER_CALL.search(body.text) or body.text.count(b";") != 1:
+            return
+        step = re.escape(m.group(1))
+        reads = re.finditer(rb"\b([A-Za-z_]\w*)\s*\[[^\[\]]{0,120}\+\s*" + step + rb"\s*\]", fn.text)
+        names = {r.group(1) for r in reads}
+        if names and all(_volatile_name(ctx, fn, a) is False for a in names):
+            w.clang_differs.append((WARP_SYNC_SHARED, n.start_point.row + 1))
+        return
+    if _TAIL_GUARD.match(cond.text) is None:
+        return
+    text = body.text
+    if _BARRIER_CALL.search(text):
+        return
+    for s in re.finditer(rb"(?:^|[;{}])\s*([A-Za-z_]\w*)\s*;", text):
+        if _bare_barrier_macro(ctx, s.group(1)):
+            return
+    # the steps: `A[... + K]` reads, or calls passing the array and a literal offset (`REDUCE(A, tid, K)`)
+    arrays: set[bytes] = set()
+    offsets: set[bytes] = set()
+    for r in re.finditer(rb"\b([A-Za-z_]\w*)\s*\[[^\[\]]{0,120}\+\s*(\d+)\s*\]", text):
+        if r.group(2) in _STEP_OFFSETS:
+            arrays.add(r.group(1))
+            offsets.add(r.group(2))
+    for r in re.finditer(rb"\b[A-Za-z_]\w*\s*\(\s*([A-Za-z_]\w*)\s*,[^;()]{0,120},\s*(\d+)\s*\)", text):
+        if r.group(2) in _STEP_OFFSETS:
+            arrays.add(r.group(1))
+            offsets.add(r.group(2))
+    if len(offsets) < 2 or not arrays:
+        return
+    if all(_volatile_name(ctx, fn, a) is False for a in arrays):
+        w.clang_differs.append((WARP_SYNC_SHARED, n.start_point.row + 1))

@@ -31,7 +31,9 @@ INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expre
            "lambda_expression",
            # a detector's type (porter.kernels.facts_detectors: restrict_on_value): one not indexed here made every
            # function body's walk (FileContext._walk) a Python walk of the whole body for it, ~7% of a cuda-samples scan
-           "field_declaration")
+           "field_declaration",
+           # facts_detectors.warp_sync_shared's type (warp-synchronous reduction tails)
+           "if_statement")
 _QUERY = register_root_query("cuda", " ".join(f"({t}) @{t}" for t in INDEXED if t != "call_expression"))
 # The very query porter.source.syntax registers for the file's calls: one source, so the combined query captures
 # every call once for both (each capture is a node object made; ~0.4 us apiece).

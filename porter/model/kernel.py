@@ -186,6 +186,9 @@ class LaunchConfig:
     occupancy_grid: bool = False
     # Written in another file than the kernel: folded from literals only, without that file's constants.
     remote: bool = False
+    # A block that does not fold but is built of 32-thread warps (`32 * warpCount`, `(n + 31) / 32 * 32`,
+    # `dim3 block(std::min(32, n), rows)`): the expression that says so (porter.kernels.facts_launches.warp_built).
+    warp_built: str | None = None
 
     @property
     def threads(self) -> int | None:
@@ -202,6 +205,8 @@ class LaunchConfig:
             d["template_arguments"] = self.template_arguments
         d.update(grid=grid, block=block, threads=self.threads, shared_bytes=self.shared_bytes,
                  sm_count_grid=self.sm_count_grid, in_device_code=self.in_device_code)
+        if self.warp_built is not None:
+            d["warp_built"] = self.warp_built
         return d
 
 
