@@ -116,6 +116,9 @@ class Diff:
     suppressions_honoured: bool = True
     # New findings a handled status would have hidden, open again under --isolated (see the module docstring).
     reopened: tuple[Finding, ...] = ()
+    # Findings handled or cuda-only at the base and open at the head (a change that deletes the ROCm guard around
+    # existing CUDA code): the same code, but new ROCm work, so they are in `new` too (the gate counts them).
+    status_worse: tuple[Finding, ...] = ()
 
     @property
     def worse_kernels(self) -> tuple[KernelChange, ...]:
@@ -123,7 +126,7 @@ class Diff:
 
     def counts(self) -> dict[str, Any]:
         return {"base": self.base, "head": self.head, "new": len(self.new), "fixed": len(self.fixed),
-                "unchanged": len(self.unchanged)}
+                "unchanged": len(self.unchanged), "status_worse": len(self.status_worse)}
 
 
 # ----------------------------------------------------------------------------------------------- git
@@ -251,6 +254,13 @@ def _pair(base: list[Item], head: list[Item], key: Callable[[Item], Hashable]
 def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, str] | None = None
                    ) -> tuple[list[Finding], list[Finding], list[Finding]]:
     """(new, fixed, unchanged) between two sets of findings; base paths are read through `renames` (old → new)."""
+    return _match(base, head, renames)[:3]
+
+
+def _match(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, str] | None = None
+           ) -> tuple[list[Finding], list[Finding], list[Finding], list[Finding]]:
+    """match_findings, and the new findings whose code the base had with a port status that was not open
+    (Diff.status_worse)."""
     renames = renames or {}
     base = sorted(base, key=lambda f: (f.path, f.line, f.column, f.rule))
     head = sorted(head, key=lambda f: (f.path, f.line, f.column, f.rule))
@@ -266,8 +276,14 @@ def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: di
     fixed = [f for f in gone if id(f) not in moved_base]
     followed = _followed_advice(fixed, new, renames)
     new = [f for f in new if id(f) not in followed]
-    unchanged = sorted([h for _, h in pairs] + [h for _, h in moved] + [f for f in added if id(f) in followed])
-    return sorted(new), sorted(fixed), unchanged
+    # The same code whose port status got worse (handled or cuda-only at the base, open at the head: a change that
+    # only deletes or breaks the ROCm guard around it) is ROCm work the change adds: new, not unchanged.
+    worse = {id(h) for b, h in (*pairs, *moved) if b.status is not Status.OPEN and h.status is Status.OPEN}
+    unchanged = sorted([h for _, h in pairs if id(h) not in worse] + [h for _, h in moved if id(h) not in worse]
+                       + [f for f in added if id(f) in followed])
+    reopened = sorted(h for _, h in (*pairs, *moved) if id(h) in worse)
+    return sorted(new + reopened), sorted(fixed), unchanged, reopened
+
 
 
 # Pairs of one spot's fixed and new findings compared at most, per file and function: the similarity test is
@@ -352,12 +368,12 @@ def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool =
     `budget`: one file's, for reading the guards, porter.budget's default without it)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
-    new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
-                                           renames)
+    new, fixed, unchanged, worse = _match(base.findings, (*head.findings, *added) if isolated else head.findings,
+                                          renames)
     new, reopened = _reopen(new, read, change.head_paths, budget) if isolated else (new, [])
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
-                not isolated, tuple(reopened))
+                not isolated, tuple(reopened), tuple(worse))
 
 
 def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None]:
@@ -476,6 +492,8 @@ def apply(head: ScanResult, diff: Diff) -> ScanResult:
         extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
     if diff.reopened:
         extra["reopened"] = [f.to_dict() for f in diff.reopened]
+    if diff.status_worse:
+        extra["status_worse"] = [f.to_dict() for f in diff.status_worse]
     if diff.suppressed_by_change:
         extra["suppressed_by_change"] = {"honoured": diff.suppressions_honoured,
                                          "findings": [f.to_dict() for f in diff.suppressed_by_change]}
@@ -572,10 +590,11 @@ def compare_baseline(path: Path, head: ScanResult, isolated: bool = False,
     added since the baseline was written are not honoured, nor a handled status resting on the change (compare)."""
     findings, suppressed, kernels = load_baseline_with_suppressed(path, head.targets)
     added = added_suppressions(suppressed, head.suppressed)
-    new, fixed, unchanged = match_findings(findings, (*head.findings, *added) if isolated else head.findings)
+    new, fixed, unchanged, worse = _match(findings, (*head.findings, *added) if isolated else head.findings)
     new, reopened = _reopen(new, read, budget=budget) if isolated else (new, [])
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
-                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened))
+                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened),
+                tuple(worse))
 
 
 def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:

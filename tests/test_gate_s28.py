@@ -1,0 +1,69 @@
+"""Session 28's PR-gate evasions (a report-only attacker's): a pull request that makes CUDA-only code pass
+`scan --isolated --new-since main --fail-on medium` by deleting the ROCm guard around existing code (the findings
+paired with the base's handled ones as "unchanged"), or by handing a new CUDA arm a fake ROCm arm (a dummy
+declaration, a macro name only the change introduces). Each test builds the hostile repository in tmp_path and runs
+the gate as CI does, asserting its exit status and exact findings in every format."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+
+from helpers import REPO, git, make_repo, porter_here, write_files
+
+KERN = "__global__ void k(int *p){ unsigned m = __activemask(); p[0] = __popc(m); }\n"
+KERN_RULES = ["API004", "DEV003", "KRN001"]
+
+
+def pr(tmp_path, base: dict[str, str], files: dict[str, str]):
+    repo = make_repo(tmp_path / "r", base)
+    git(repo, "checkout", "-q", "-b", "pr")
+    write_files(repo, files)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    return repo
+
+
+def gate(repo, fmt: str = "json", *extra: str):
+    p = porter_here("scan", str(repo), "--isolated", "--new-since", "main", "--fail-on", "medium", "--no-cache",
+                    "-f", fmt, *extra)
+    assert p.returncode in (0, 1), p.stderr
+    return p
+
+
+GUARDED = {"k.cu": "#ifndef USE_ROCM\n" + KERN + "#else\nint x;\n#endif\n"}
+UNGUARDED = {"k.cu": KERN}
+
+
+def test_deleting_the_rocm_guard_around_existing_cuda_code_is_new_work_in_every_format(tmp_path):
+    """The head reads the kernel open, the base handled; the text is the same, so the findings paired as unchanged
+    ("0 new, 3 unchanged", exit 0). Now they count as new, and every format says so with the same numbers."""
+    repo = pr(tmp_path, GUARDED, UNGUARDED)
+    p = gate(repo)
+    assert p.returncode == 1
+    d = json.loads(p.stdout)
+    jsonschema.validate(d, json.loads((REPO / "porter" / "schemas" / "scan.schema.json").read_text()))
+    assert sorted((f["rule"], f["line"], f["status"]) for f in d["findings"]) == [(r, 1, "open") for r in KERN_RULES]
+    assert {k: d["diff"][k] for k in ("new", "fixed", "unchanged", "status_worse")} == {
+        "new": 3, "fixed": 0, "unchanged": 0, "status_worse": 3}
+    assert sorted(f["rule"] for f in d["status_worse"]) == KERN_RULES
+    assert "3 new (3 of them handled at the base, open now), 0 fixed, 0 unchanged" in p.stderr
+    sarif = json.loads(gate(repo, "sarif").stdout)
+    states = sorted((r["ruleId"].split("/")[-1], r["baselineState"]) for r in sarif["runs"][0]["results"])
+    assert states == [("API004", "new"), ("DEV003", "new")]  # KRN001 is a note SARIF counts apart
+    assert sarif["runs"][0]["properties"]["porter"]["diff"]["status_worse"] == 3
+    md = gate(repo, "markdown").stdout
+    assert "this change adds 2 open findings for ROCm** (1 high, 1 low)" in md and "### New (2)" in md
+    assert "3 findings handled or CUDA-only at the base are open at the head (a ROCm guard removed or changed): " \
+           "counted above as new" in md
+
+
+def test_a_guard_kept_or_added_is_no_status_change(tmp_path):
+    """The same guard at both sides (a comment added) or a guard the change adds: nothing got worse."""
+    repo = pr(tmp_path, GUARDED, {"k.cu": "// note\n" + GUARDED["k.cu"]})
+    p = gate(repo)
+    d = json.loads(p.stdout)
+    assert (p.returncode, d["findings"], d["diff"]["unchanged"], d["diff"]["status_worse"]) == (0, [], 3, 0)
+    repo = pr(tmp_path / "b", UNGUARDED, GUARDED)
+    d = json.loads(gate(repo).stdout)
+    assert (d["findings"], d["diff"]["unchanged"], d["diff"]["status_worse"]) == ([], 3, 0)
