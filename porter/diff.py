@@ -362,15 +362,21 @@ def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames
 
 
 def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False,
-            read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None) -> Diff:
+            read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None,
+            vouch: Callable[[str, str], bool] | None = None) -> Diff:
     """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured,
     nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None;
-    `budget`: one file's, for reading the guards, porter.budget's default without it)."""
+    `budget`: one file's, for reading the guards, porter.budget's default without it; `vouch`: base_vouch's answer
+    to whether a guard's ROCm macro name is one the base or the toolchain defines)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
-    new, fixed, unchanged, worse = _match(base.findings, (*head.findings, *added) if isolated else head.findings,
-                                          renames)
+    found = [*head.findings, *added] if isolated else list(head.findings)
+    renamed: list[Finding] = []
+    if isolated and vouch is not None:  # a guard on a name only the change introduces: as if it were not there
+        found, renamed = _unvouched(found, read, vouch, budget)
+    new, fixed, unchanged, worse = _match(base.findings, found, renames)
     new, reopened = _reopen(new, read, change.head_paths, budget) if isolated else (new, [])
+    reopened = sorted({id(f): f for f in (*reopened, *(f for f in renamed if f in new))}.values())
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
                 not isolated, tuple(reopened), tuple(worse))
@@ -412,17 +418,28 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
                 why = "check"
                 guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
         whys.append(why)
-    arms = _guard_arms(read, list(guards), budget or Budget()) if guards and read else {}
+    words: dict[tuple[str, int], set[str]] = {}
+    for f, why in zip(new, whys):
+        if why == "check" and f.handled_by and _short(f.function):
+            words.setdefault((f.path, int(f.handled_by[len(f.path) + 1:])), set()).add(_short(f.function))
+    arms = _guard_arms(read, list(guards), budget or Budget(), {k: frozenset(v) for k, v in words.items()}
+                       ) if guards and read else {}
     out, reopened = [], []
     for f, why in zip(new, whys):
         if why == "check":
-            group = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
+            found = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
+            group = found[0] if found is not None else None
             # An unread guard (its check ran out of budget: arms is None) is no evidence; a guard with code in
-            # another arm leaves the status standing. A line that is no preprocessor guard (a runtime `if
-            # (is_hip())`, a same-file class twin, a `#define`) in a C/C++ file the change adds or modifies is the
-            # change's own say-so (4): the ROCm build compiles it either way.
+            # another arm leaves the status standing, unless the finding's own arm defines its function and no
+            # other arm mentions that function: a dummy `int unused;` beside a whole CUDA kernel is no ROCm path
+            # for it (the HIP build has no such kernel, or takes the CUDA arm). A line that is no preprocessor
+            # guard (a runtime `if (is_hip())`, a same-file class twin, a `#define`) in a C/C++ file the change
+            # adds or modifies is the change's own say-so (4): the ROCm build compiles it either way.
+            name = _short(f.function)
+            own = next((m for start, end, _, m in group or () if start <= f.line <= end), frozenset())
             why = "guard" if arms is None or (group is not None and not any(
-                code for start, end, code in group if not start <= f.line <= end)) else (
+                code and (name not in own or name in m) for start, end, code, m in group
+                if not start <= f.line <= end)) else (
                 "not a guard" if group is None and f.path in changed and _compiled(f.path) else None)
         if why is None:
             out.append(f)
@@ -433,6 +450,108 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
     return sorted(out), reopened
 
 
+def _short(function: str | None) -> str:
+    """A function's own name (`ns::K<T>::run` -> `run`), or ''."""
+    import re
+
+    name, prev = function or "", None
+    while prev != name:  # template arguments out, innermost first
+        prev, name = name, re.sub(r"<[^<>]*>", "", name)
+    return name.rsplit("::", 1)[-1].strip()
+
+
+def _unvouched(head: Iterable[Finding], read: Callable[[str], bytes | None] | None,
+               vouch: Callable[[str, str], bool], budget: Budget | None = None) -> tuple[list[Finding], list[Finding]]:
+    """The head's findings with those handled by a same-file guard that tests only ROCm names nobody but the change
+    vouches for made open again, and those (--isolated, before matching: a guard the change renamed from
+    `__HIP_PLATFORM_AMD__` to `__HIP_PLATFORM_AMDX__` around unchanged code must read as the guard removed).
+    `vouch(name, path)`: whether the toolchain or the base revision defines or already used `name` (base_vouch)."""
+    guards: dict[tuple[str, int], None] = {}
+    for f in head:
+        if f.status is not Status.OPEN and f.handled_by and f.handled_by.startswith(f.path + ":") \
+                and f.handled_by[len(f.path) + 1:].isdigit():
+            guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
+    if not guards or read is None:
+        return list(head), []
+    arms = _guard_arms(read, list(guards), budget or Budget())
+    out, reopened = [], []
+    for f in head:
+        key = (f.path, _line(f.handled_by)) if (f.path, _line(f.handled_by)) in guards else None
+        found = arms.get(key) if arms is not None and key is not None else None
+        # An unread guard (past its budget) vouches for nothing; a guard testing no ROCm name is left to _reopen.
+        if key is not None and (arms is None or (found is not None and found[1]
+                                                 and not any(vouch(n, f.path) for n in found[1]))):
+            g = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+            out.append(g)
+            reopened.append(g)
+        else:
+            out.append(f)
+    return out, reopened
+
+
+def _line(handled_by: str | None) -> int:
+    tail = (handled_by or "").rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+# Names the HIP toolchain defines (hip-clang/hipcc, the HIP headers, PyTorch's extension builder: porter's
+# BUILTIN_ROCM), which vouch for a ROCm arm whatever the change is.
+def _toolchain_name(name: str) -> bool:
+    from porter.source.preprocessor import BUILTIN_ROCM, HIP_COMPILER_MACROS, ROCM_SOMETIMES
+
+    return name in BUILTIN_ROCM or name in HIP_COMPILER_MACROS or bool(ROCM_SOMETIMES.match(name))
+
+
+# Build files whose mention of a macro name is the build defining it (`add_definitions(-DMY_HIP)`, `option(...)`,
+# `-DMY_HIP` in a Makefile, `define_macros` in setup.py), read at the base revision by `git grep`.
+BUILD_PATHSPECS = tuple(f":(glob,icase)**/{g}" for g in (
+    "CMakeLists.txt", "*.cmake", "Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak", "setup.py", "setup.cfg",
+    "pyproject.toml", "meson.build", "meson_options.txt", "configure.ac", "configure.in", "*.bzl", "BUILD",
+    "BUILD.bazel", "SConstruct", "SConscript", "*.gn", "*.gni", "build.rs", "*.vcxproj", "*.props"))
+
+
+def base_vouch(top: Path, base: str, subdir: str, renames: Iterable[tuple[str, str]] = ()
+               ) -> Callable[[str, str], bool]:
+    """Whether a ROCm macro name may vouch for a guard of a file at the head (path as the scan shows it), under
+    --isolated: the HIP toolchain defines it, or the BASE revision does: a build file of it mentions the name, a file
+    of it `#define`s it, or the file's own base version already tests it. A name only the change itself introduces
+    (`MY_HIP_BUILD`, `__HIP_PLATFORM_AMDX__`) vouches for nothing: the HIP build never defines it, so it compiles the
+    CUDA arm. Answers are remembered; a git failure or timeout answers no (the gate fails rather than pass)."""
+    import re
+
+    back = {new: old for old, new in renames}
+    read = read_at(top, base, subdir)
+    texts: dict[str, bytes] = {}
+    repo_wide: dict[str, bool] = {}
+
+    def in_repository(name: str) -> bool:
+        if name not in repo_wide:
+            found = False
+            # a word of its own, or after a compiler's -D (`-DMY_HIP`: no word boundary there)
+            word = rf"(^|[^[:alnum:]_]|[-/]D){name}($|[^[:alnum:]_])"
+            for args in (("-E", "-e", word, base, "--", *BUILD_PATHSPECS),
+                         ("-E", "-e", rf"^[[:space:]]*#[[:space:]]*define[[:space:]]+{name}\b", base, "--")):
+                try:
+                    found = bool(git.run(top, "grep", "-l", "-I", "--no-color", *args, timeout=60, check=False))
+                except git.GitError:
+                    found = False
+                if found:
+                    break
+            repo_wide[name] = found
+        return repo_wide[name]
+
+    def vouch(name: str, path: str) -> bool:
+        if _toolchain_name(name):
+            return True
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return False
+        was = back.get(path, path)
+        if was not in texts:
+            texts[was] = read(was) or b""
+        return bool(re.search(rb"\b" + name.encode() + rb"\b", texts[was])) or in_repository(name)
+    return vouch
+
+
 def _compiled(path: str) -> bool:
     """Whether a path is C/C++/CUDA text a compiler reads (by name, or with no language porter knows: a quoted or
     angle include of `kern/x.txt`), not a build or Python file whose `if` is a real build or runtime choice."""
@@ -441,29 +560,50 @@ def _compiled(path: str) -> bool:
     return language_of(path) in ("cuda", None)
 
 
-def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget
-                ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None] | None:
+# One guard as _guard_arms reads it: its arms (first body line, last body line, whether it holds code, which of the
+# asked-for words its body mentions) and the ROCm-side macro names its own condition tests (is_rocm_name).
+GuardArms = tuple[list[tuple[int, int, bool, frozenset[str]]], tuple[str, ...]]
+
+
+def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget,
+                words: dict[tuple[str, int], frozenset[str]] | None = None
+                ) -> dict[tuple[str, int], GuardArms | None] | None:
     """The arms of each (path, guard line) (_arms), read and lexed in a budgeted worker (porter.budget: this reads
     repository content after the scan's workers are done, and the lexer is superlinear on nested conditionals);
-    None when the worker ran out of its budget or the run's deadline."""
+    None when the worker ran out of its budget or the run's deadline. `words`: per guard, the names whose mention in
+    each arm's body is reported (the functions its findings sit in)."""
     from porter.budget import Overrun, run_inherited, stage_budget
 
-    answer = run_inherited(_guard_arms_task, (read, guards), stage_budget(budget, len({p for p, _ in guards})))
+    answer = run_inherited(_guard_arms_task, (read, guards, words or {}),
+                           stage_budget(budget, len({p for p, _ in guards})))
     return None if isinstance(answer, Overrun) else answer
 
 
-def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str, int]]
-                     ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None]:
-    from porter.source.preprocessor import preprocess
+def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str, int]],
+                     words: dict[tuple[str, int], frozenset[str]]) -> dict[tuple[str, int], GuardArms | None]:
+    import re
 
-    texts: dict[str, Preprocessed | None] = {}
-    out: dict[tuple[str, int], list[tuple[int, int, bool]] | None] = {}
+    from porter.source.preprocessor import is_rocm_name, preprocess
+
+    texts: dict[str, tuple[Preprocessed, list[bytes]] | None] = {}
+    out: dict[tuple[str, int], GuardArms | None] = {}
     for path, guard in guards:
         if path not in texts:  # each file read and lexed once
             data = read(path)
-            texts[path] = None if data is None else preprocess(data)
+            texts[path] = None if data is None else (preprocess(data), data.split(b"\n"))
         known = texts[path]
-        out[(path, guard)] = None if known is None else _arms(known, guard)
+        arms = None if known is None else _arms(known[0], guard)
+        if known is None or arms is None:
+            out[(path, guard)] = None
+            continue
+        lines = known[1]
+        wanted = [(w, re.compile(rb"\b" + re.escape(w.encode()) + rb"\b")) for w in sorted(words.get((path, guard), ()))
+                  if w.isidentifier()]
+        mentions = [frozenset(w for w, rx in wanted if any(rx.search(ln) for ln in lines[start - 1:end]))
+                    for start, end, _ in arms]
+        text = next((a.text for g in known[0].groups for a in g.arms if a.line == guard), "")
+        names = tuple(dict.fromkeys(n for n in re.findall(r"[A-Za-z_]\w*", text) if n != "defined" and is_rocm_name(n)))
+        out[(path, guard)] = ([(a, b, c, m) for (a, b, c), m in zip(arms, mentions)], names)
     return out
 
 

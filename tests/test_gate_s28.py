@@ -67,3 +67,69 @@ def test_a_guard_kept_or_added_is_no_status_change(tmp_path):
     repo = pr(tmp_path / "b", UNGUARDED, GUARDED)
     d = json.loads(gate(repo).stdout)
     assert (d["findings"], d["diff"]["unchanged"], d["diff"]["status_worse"]) == ([], 3, 0)
+
+
+MAIN = {"main.cpp": "int main(){return 0;}\n"}
+TWIN = "__global__ void k(int *p){ p[0] = 0; }\n"  # a ROCm arm that defines the kernel: a real port
+TWIN_FOUND = ("KRN001", 2, "open")  # the twin is a kernel found (info: no gate counts it)
+# A real port as the gate reads it: the kernel, its twin and both arms' findings handled (the JSON lists new
+# findings of every status; the gate counts the open ones).
+PORTED = sorted([(r, 4, "handled") for r in KERN_RULES] + [("KRN001", 2, "handled")])
+
+
+def guarded(cond: str, rocm_arm: str) -> str:
+    return f"{cond}\n{rocm_arm}#else\n{KERN}#endif\n"
+
+
+def found(p):
+    d = json.loads(p.stdout)
+    return p.returncode, sorted((f["rule"], f["line"], f["status"]) for f in d["findings"]), d
+
+
+def test_a_dummy_rocm_arm_beside_a_whole_new_cuda_kernel_does_not_handle_it(tmp_path):
+    """`#ifdef USE_ROCM / int porter_dummy; / #else <kernel> #endif`: the ROCm arm holds code, but none that defines
+    the kernel its other arm defines; the HIP build has no such kernel. Read handled (exit 0); now open, reopened."""
+    repo = pr(tmp_path, MAIN, {"k.cu": guarded("#ifdef USE_ROCM", "int porter_dummy;\n")})
+    code, fs, d = found(gate(repo))
+    assert (code, fs) == (1, [(r, 4, "open") for r in KERN_RULES])
+    assert sorted(f["rule"] for f in d["reopened"]) == KERN_RULES
+    # trusted (no --isolated): the repository's own guard stands, as before
+    p = porter_here("scan", str(repo), "--new-since", "main", "--fail-on", "medium", "--no-cache", "-f", "json")
+    assert (p.returncode, [f["status"] for f in json.loads(p.stdout)["findings"]]) == (0, ["handled"] * 3)
+
+
+def test_a_rocm_arm_defining_the_kernel_still_handles_it(tmp_path):
+    repo = pr(tmp_path, MAIN, {"k.cu": guarded("#ifdef USE_ROCM", TWIN)})
+    code, fs, d = found(gate(repo))
+    assert (code, fs, d.get("reopened")) == (0, PORTED, None)
+
+
+def test_a_rocm_name_only_the_change_introduces_vouches_for_nothing(tmp_path):
+    """`#if defined(MY_HIP_BUILD)` with a real twin: no HIP toolchain and no build file of the base defines
+    MY_HIP_BUILD, so the HIP build compiles the CUDA arm. Read handled by the name's HIP component (exit 0)."""
+    repo = pr(tmp_path, MAIN, {"k.cu": guarded("#if defined(MY_HIP_BUILD)", TWIN)})
+    code, fs, d = found(gate(repo))
+    assert (code, fs) == (1, sorted([TWIN_FOUND] + [(r, 4, "open") for r in KERN_RULES]))
+    assert sorted((f["rule"], f["line"]) for f in d["reopened"]) == sorted([("KRN001", 2)] + [(r, 4) for r in KERN_RULES])
+
+
+def test_a_rocm_name_the_base_defines_vouches(tmp_path):
+    """The same guard, where the base's CMakeLists defines MY_HIP_BUILD, or the base's version of the file already
+    tests it: the project's own switch, not the change's say-so."""
+    cmake = {"CMakeLists.txt": "project(x LANGUAGES CXX)\nif(HIP)\n  add_definitions(-DMY_HIP_BUILD)\nendif()\n"}
+    repo = pr(tmp_path, {**MAIN, **cmake}, {"k.cu": guarded("#if defined(MY_HIP_BUILD)", TWIN)})
+    assert found(gate(repo))[:2] == (0, PORTED)
+    repo = pr(tmp_path / "b", {"k.cu": "#ifdef MY_HIP_BUILD\nint a;\n#endif\n"},
+              {"k.cu": "#ifdef MY_HIP_BUILD\nint a;\n#endif\n" + guarded("#if defined(MY_HIP_BUILD)", TWIN)})
+    assert found(gate(repo))[:2] == (0, [(r, ln + 3, st) for r, ln, st in PORTED])
+
+
+def test_renaming_the_platform_macro_of_an_existing_guard_is_the_guard_removed(tmp_path):
+    """`#ifndef __HIP_PLATFORM_AMD__` -> `#ifndef __HIP_PLATFORM_AMDX__` around unchanged CUDA code: hip-clang
+    defines the first, nobody the second, so the HIP build now compiles the kernel. Read as 3 unchanged handled
+    findings (exit 0); now 3 new, their status worse than at the base."""
+    repo = pr(tmp_path, {"k.cu": "#ifndef __HIP_PLATFORM_AMD__\n" + KERN + "#endif\n"},
+              {"k.cu": "#ifndef __HIP_PLATFORM_AMDX__\n" + KERN + "#endif\n"})
+    code, fs, d = found(gate(repo))
+    assert (code, fs) == (1, [(r, 2, "open") for r in KERN_RULES])
+    assert (d["diff"]["status_worse"], d["diff"]["unchanged"]) == (3, 0)
