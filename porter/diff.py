@@ -21,13 +21,21 @@ honoured, but still shown.
 The same holds for the evidence that makes a spot "handled" when the change itself supplies it. Under `--isolated` a
 new finding is open again (and gates) when what handled it is only (1) its file's place or name (`rocm/x.cu` reads
 ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor guard whose every other arm holds no
-code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
-guard gives ROCm no path, it only hides the spot, or (3) evidence in another file that the change itself adds or
+code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX), or no code
+that does the same job (a dummy declaration beside a whole kernel: where the finding's arm defines its function, an
+arm must mention that function, its twin): such a guard gives ROCm no path, it only hides the spot, or (2b) a guard
+whose ROCm macro names neither the HIP toolchain nor the base revision defines (base_vouch: `MY_HIP_BUILD`, a
+renamed `__HIP_PLATFORM_AMDX__`; checked on the head's findings before matching, so unchanged code under a renamed
+guard is open too), or (3) evidence in another file that the change itself adds or
 modifies (a build file that makes the spot's directory a CUDA component beside a ROCm sibling, a header whose arm
 handles it, a file inside the ROCm sibling directory that makes a `cuda/` directory its twin), or (4) a line of its
 own C/C++ file, which the change adds or modifies, that is no preprocessor guard (a runtime `if (is_hip())`, a class
 twin in the same file): the author under review would be vouching for their own code. These findings are listed as `reopened`
 in the diff.
+
+Independently of `--isolated`, a finding whose code the base had with a status that was not open (handled or
+cuda-only) and that is open at the head counts as new, listed again in Diff.status_worse: a change that deletes the
+ROCm guard around existing CUDA code leaves the code's text as it was, so by identity alone it would be "unchanged".
 """
 from __future__ import annotations
 
