@@ -65,7 +65,7 @@ MAX_BASELINE_BYTES = 64 * 1024 * 1024
 # The finding fields a baseline must give as strings (None allowed for the optional ones): anything else would
 # reach the matcher (sorting a list against a string) and end the scan with an internal error.
 _TEXT_FIELDS = ("path", "rule", "category", "message")
-_OPTIONAL_TEXT = ("snippet", "function", "kernel", "fingerprint", "replacement")
+_OPTIONAL_TEXT = ("snippet", "function", "kernel", "fingerprint", "replacement", "status")
 # How to get a base commit a shallow CI checkout lacks; said in every error about a missing base.
 FETCH_HINT = ("fetch the history first: in GitHub Actions check out with `fetch-depth: 0`, or run "
               "`git fetch --depth=1 origin <sha>` for the base commit")
@@ -655,7 +655,7 @@ def baseline_document(result: ScanResult) -> dict[str, Any]:
     """What `porter baseline` writes: every finding's identity (and what a PR comment shows of a fixed one) and
     every kernel's verdict per target; sorted, no line-dependent key beyond what is shown."""
     keep = ("rule", "category", "severity", "confidence", "path", "line", "column", "end_line", "end_column",
-            "message", "snippet", "function", "kernel", "fingerprint", "replacement")
+            "message", "snippet", "function", "kernel", "fingerprint", "replacement", "status")
     doc = {
         "schema": BASELINE_SCHEMA,
         "targets": list(result.targets),
@@ -717,7 +717,10 @@ def load_baseline_with_suppressed(path: Path, targets: Iterable[str] | None = No
                                          confidence=Confidence.parse(d["confidence"]), message=d["message"],
                                          snippet=d.get("snippet") or "", function=d.get("function"),
                                          kernel=d.get("kernel"), fingerprint=d.get("fingerprint") or "",
-                                         replacement=d.get("replacement")) for d in doc.get(key, [])]
+                                         replacement=d.get("replacement"),
+                                         # the port status when it was written (none before session 28: open), so
+                                         # a guard removed since counts as new (Diff.status_worse)
+                                         status=Status.parse(d.get("status") or "open")) for d in doc.get(key, [])]
                                 for key in ("findings", "suppressed"))
         kernels = [Kernel(path=d["path"], line=int(d["line"]), end_line=int(d["end_line"]), name=d["name"],
                           qualified_name=d["qualified_name"],

@@ -133,3 +133,23 @@ def test_renaming_the_platform_macro_of_an_existing_guard_is_the_guard_removed(t
     code, fs, d = found(gate(repo))
     assert (code, fs) == (1, [(r, 2, "open") for r in KERN_RULES])
     assert (d["diff"]["status_worse"], d["diff"]["unchanged"]) == (3, 0)
+
+
+def test_a_baseline_remembers_the_status_so_a_guard_removed_since_counts(tmp_path):
+    """`porter baseline` wrote no port status, so every baseline finding read open and one whose guard was removed
+    since matched as unchanged. The baseline now keeps the status (an older one without it reads open)."""
+    repo = make_repo(tmp_path / "r", GUARDED)
+    base_file = tmp_path / "porter-baseline.json"
+    p = porter_here("baseline", str(repo), "-o", str(base_file), "--no-cache")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(base_file.read_text())
+    assert sorted((f["rule"], f["status"]) for f in doc["findings"]) == [(r, "handled") for r in KERN_RULES]
+    write_files(repo, UNGUARDED)
+    p = porter_here("scan", str(repo), "--baseline", str(base_file), "--fail-on", "medium", "--no-cache", "-f", "json")
+    d = json.loads(p.stdout)
+    assert (p.returncode, d["diff"]["new"], d["diff"]["status_worse"], d["diff"]["unchanged"]) == (1, 3, 3, 0)
+    for f in doc["findings"]:
+        del f["status"]
+    base_file.write_text(json.dumps(doc))
+    p = porter_here("scan", str(repo), "--baseline", str(base_file), "--fail-on", "medium", "--no-cache", "-f", "json")
+    assert (p.returncode, json.loads(p.stdout)["diff"]["unchanged"]) == (0, 3)
