@@ -384,7 +384,8 @@ def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool =
         found, renamed = _unvouched(found, read, vouch, budget)
     new, fixed, unchanged, worse = _match(base.findings, found, renames)
     new, reopened = _reopen(new, read, change.head_paths, budget) if isolated else (new, [])
-    reopened = sorted({id(f): f for f in (*reopened, *(f for f in renamed if f in new))}.values())
+    in_new = {id(f) for f in new}  # the renamed findings that are new (the rest paired with an open base finding)
+    reopened = sorted({id(f): f for f in (*reopened, *(f for f in renamed if id(f) in in_new))}.values())
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
                 not isolated, tuple(reopened), tuple(worse))
