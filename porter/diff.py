@@ -21,13 +21,21 @@ honoured, but still shown.
 The same holds for the evidence that makes a spot "handled" when the change itself supplies it. Under `--isolated` a
 new finding is open again (and gates) when what handled it is only (1) its file's place or name (`rocm/x.cu` reads
 ROCm-only, so a change could put CUDA-only code there), or (2) a preprocessor guard whose every other arm holds no
-code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX): such a
-guard gives ROCm no path, it only hides the spot, or (3) evidence in another file that the change itself adds or
+code (`#ifdef USE_ROCM` with nothing in it, or `#ifndef USE_ROCM` with no `#else`, around new inline PTX), or no code
+that does the same job (a dummy declaration beside a whole kernel: where the finding's arm defines its function, an
+arm must mention that function, its twin): such a guard gives ROCm no path, it only hides the spot, or (2b) a guard
+whose ROCm macro names neither the HIP toolchain nor the base revision defines (base_vouch: `MY_HIP_BUILD`, a
+renamed `__HIP_PLATFORM_AMDX__`; checked on the head's findings before matching, so unchanged code under a renamed
+guard is open too), or (3) evidence in another file that the change itself adds or
 modifies (a build file that makes the spot's directory a CUDA component beside a ROCm sibling, a header whose arm
 handles it, a file inside the ROCm sibling directory that makes a `cuda/` directory its twin), or (4) a line of its
 own C/C++ file, which the change adds or modifies, that is no preprocessor guard (a runtime `if (is_hip())`, a class
 twin in the same file): the author under review would be vouching for their own code. These findings are listed as `reopened`
 in the diff.
+
+Independently of `--isolated`, a finding whose code the base had with a status that was not open (handled or
+cuda-only) and that is open at the head counts as new, listed again in Diff.status_worse: a change that deletes the
+ROCm guard around existing CUDA code leaves the code's text as it was, so by identity alone it would be "unchanged".
 """
 from __future__ import annotations
 
@@ -57,7 +65,7 @@ MAX_BASELINE_BYTES = 64 * 1024 * 1024
 # The finding fields a baseline must give as strings (None allowed for the optional ones): anything else would
 # reach the matcher (sorting a list against a string) and end the scan with an internal error.
 _TEXT_FIELDS = ("path", "rule", "category", "message")
-_OPTIONAL_TEXT = ("snippet", "function", "kernel", "fingerprint", "replacement")
+_OPTIONAL_TEXT = ("snippet", "function", "kernel", "fingerprint", "replacement", "status")
 # How to get a base commit a shallow CI checkout lacks; said in every error about a missing base.
 FETCH_HINT = ("fetch the history first: in GitHub Actions check out with `fetch-depth: 0`, or run "
               "`git fetch --depth=1 origin <sha>` for the base commit")
@@ -116,6 +124,9 @@ class Diff:
     suppressions_honoured: bool = True
     # New findings a handled status would have hidden, open again under --isolated (see the module docstring).
     reopened: tuple[Finding, ...] = ()
+    # Findings handled or cuda-only at the base and open at the head (a change that deletes the ROCm guard around
+    # existing CUDA code): the same code, but new ROCm work, so they are in `new` too (the gate counts them).
+    status_worse: tuple[Finding, ...] = ()
 
     @property
     def worse_kernels(self) -> tuple[KernelChange, ...]:
@@ -123,7 +134,7 @@ class Diff:
 
     def counts(self) -> dict[str, Any]:
         return {"base": self.base, "head": self.head, "new": len(self.new), "fixed": len(self.fixed),
-                "unchanged": len(self.unchanged)}
+                "unchanged": len(self.unchanged), "status_worse": len(self.status_worse)}
 
 
 # ----------------------------------------------------------------------------------------------- git
@@ -251,6 +262,13 @@ def _pair(base: list[Item], head: list[Item], key: Callable[[Item], Hashable]
 def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, str] | None = None
                    ) -> tuple[list[Finding], list[Finding], list[Finding]]:
     """(new, fixed, unchanged) between two sets of findings; base paths are read through `renames` (old → new)."""
+    return _match(base, head, renames)[:3]
+
+
+def _match(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, str] | None = None
+           ) -> tuple[list[Finding], list[Finding], list[Finding], list[Finding]]:
+    """match_findings, and the new findings whose code the base had with a port status that was not open
+    (Diff.status_worse)."""
     renames = renames or {}
     base = sorted(base, key=lambda f: (f.path, f.line, f.column, f.rule))
     head = sorted(head, key=lambda f: (f.path, f.line, f.column, f.rule))
@@ -266,8 +284,14 @@ def match_findings(base: Iterable[Finding], head: Iterable[Finding], renames: di
     fixed = [f for f in gone if id(f) not in moved_base]
     followed = _followed_advice(fixed, new, renames)
     new = [f for f in new if id(f) not in followed]
-    unchanged = sorted([h for _, h in pairs] + [h for _, h in moved] + [f for f in added if id(f) in followed])
-    return sorted(new), sorted(fixed), unchanged
+    # The same code whose port status got worse (handled or cuda-only at the base, open at the head: a change that
+    # only deletes or breaks the ROCm guard around it) is ROCm work the change adds: new, not unchanged.
+    worse = {id(h) for b, h in (*pairs, *moved) if b.status is not Status.OPEN and h.status is Status.OPEN}
+    unchanged = sorted([h for _, h in pairs if id(h) not in worse] + [h for _, h in moved if id(h) not in worse]
+                       + [f for f in added if id(f) in followed])
+    reopened = sorted(h for _, h in (*pairs, *moved) if id(h) in worse)
+    return sorted(new + reopened), sorted(fixed), unchanged, reopened
+
 
 
 # Pairs of one spot's fixed and new findings compared at most, per file and function: the similarity test is
@@ -346,18 +370,25 @@ def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames
 
 
 def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False,
-            read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None) -> Diff:
+            read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None,
+            vouch: Callable[[str, str], bool] | None = None) -> Diff:
     """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured,
     nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None;
-    `budget`: one file's, for reading the guards, porter.budget's default without it)."""
+    `budget`: one file's, for reading the guards, porter.budget's default without it; `vouch`: base_vouch's answer
+    to whether a guard's ROCm macro name is one the base or the toolchain defines)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
-    new, fixed, unchanged = match_findings(base.findings, (*head.findings, *added) if isolated else head.findings,
-                                           renames)
+    found = [*head.findings, *added] if isolated else list(head.findings)
+    renamed: list[Finding] = []
+    if isolated and vouch is not None:  # a guard on a name only the change introduces: as if it were not there
+        found, renamed = _unvouched(found, read, vouch, budget)
+    new, fixed, unchanged, worse = _match(base.findings, found, renames)
     new, reopened = _reopen(new, read, change.head_paths, budget) if isolated else (new, [])
+    in_new = {id(f) for f in new}  # the renamed findings that are new (the rest paired with an open base finding)
+    reopened = sorted({id(f): f for f in (*reopened, *(f for f in renamed if id(f) in in_new))}.values())
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(base.kernels, head.kernels, renames)), change.renames, tuple(added),
-                not isolated, tuple(reopened))
+                not isolated, tuple(reopened), tuple(worse))
 
 
 def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None]:
@@ -396,17 +427,28 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
                 why = "check"
                 guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
         whys.append(why)
-    arms = _guard_arms(read, list(guards), budget or Budget()) if guards and read else {}
+    words: dict[tuple[str, int], set[str]] = {}
+    for f, why in zip(new, whys):
+        if why == "check" and f.handled_by and _short(f.function):
+            words.setdefault((f.path, int(f.handled_by[len(f.path) + 1:])), set()).add(_short(f.function))
+    arms = _guard_arms(read, list(guards), budget or Budget(), {k: frozenset(v) for k, v in words.items()}
+                       ) if guards and read else {}
     out, reopened = [], []
     for f, why in zip(new, whys):
         if why == "check":
-            group = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
+            found = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
+            group = found[0] if found is not None else None
             # An unread guard (its check ran out of budget: arms is None) is no evidence; a guard with code in
-            # another arm leaves the status standing. A line that is no preprocessor guard (a runtime `if
-            # (is_hip())`, a same-file class twin, a `#define`) in a C/C++ file the change adds or modifies is the
-            # change's own say-so (4): the ROCm build compiles it either way.
+            # another arm leaves the status standing, unless the finding's own arm defines its function and no
+            # other arm mentions that function: a dummy `int unused;` beside a whole CUDA kernel is no ROCm path
+            # for it (the HIP build has no such kernel, or takes the CUDA arm). A line that is no preprocessor
+            # guard (a runtime `if (is_hip())`, a same-file class twin, a `#define`) in a C/C++ file the change
+            # adds or modifies is the change's own say-so (4): the ROCm build compiles it either way.
+            name = _short(f.function)
+            own = next((m for start, end, _, m in group or () if start <= f.line <= end), frozenset())
             why = "guard" if arms is None or (group is not None and not any(
-                code for start, end, code in group if not start <= f.line <= end)) else (
+                code and (name not in own or name in m) for start, end, code, m in group
+                if not start <= f.line <= end)) else (
                 "not a guard" if group is None and f.path in changed and _compiled(f.path) else None)
         if why is None:
             out.append(f)
@@ -417,6 +459,108 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
     return sorted(out), reopened
 
 
+def _short(function: str | None) -> str:
+    """A function's own name (`ns::K<T>::run` -> `run`), or ''."""
+    import re
+
+    name, prev = function or "", None
+    while prev != name:  # template arguments out, innermost first
+        prev, name = name, re.sub(r"<[^<>]*>", "", name)
+    return name.rsplit("::", 1)[-1].strip()
+
+
+def _unvouched(head: Iterable[Finding], read: Callable[[str], bytes | None] | None,
+               vouch: Callable[[str, str], bool], budget: Budget | None = None) -> tuple[list[Finding], list[Finding]]:
+    """The head's findings with those handled by a same-file guard that tests only ROCm names nobody but the change
+    vouches for made open again, and those (--isolated, before matching: a guard the change renamed from
+    `__HIP_PLATFORM_AMD__` to `__HIP_PLATFORM_AMDX__` around unchanged code must read as the guard removed).
+    `vouch(name, path)`: whether the toolchain or the base revision defines or already used `name` (base_vouch)."""
+    guards: dict[tuple[str, int], None] = {}
+    for f in head:
+        if f.status is not Status.OPEN and f.handled_by and f.handled_by.startswith(f.path + ":") \
+                and f.handled_by[len(f.path) + 1:].isdigit():
+            guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
+    if not guards or read is None:
+        return list(head), []
+    arms = _guard_arms(read, list(guards), budget or Budget())
+    out, reopened = [], []
+    for f in head:
+        key = (f.path, _line(f.handled_by)) if (f.path, _line(f.handled_by)) in guards else None
+        found = arms.get(key) if arms is not None and key is not None else None
+        # An unread guard (past its budget) vouches for nothing; a guard testing no ROCm name is left to _reopen.
+        if key is not None and (arms is None or (found is not None and found[1]
+                                                 and not any(vouch(n, f.path) for n in found[1]))):
+            g = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+            out.append(g)
+            reopened.append(g)
+        else:
+            out.append(f)
+    return out, reopened
+
+
+def _line(handled_by: str | None) -> int:
+    tail = (handled_by or "").rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+# Names the HIP toolchain defines (hip-clang/hipcc, the HIP headers, PyTorch's extension builder: porter's
+# BUILTIN_ROCM), which vouch for a ROCm arm whatever the change is.
+def _toolchain_name(name: str) -> bool:
+    from porter.source.preprocessor import BUILTIN_ROCM, HIP_COMPILER_MACROS, ROCM_SOMETIMES
+
+    return name in BUILTIN_ROCM or name in HIP_COMPILER_MACROS or bool(ROCM_SOMETIMES.match(name))
+
+
+# Build files whose mention of a macro name is the build defining it (`add_definitions(-DMY_HIP)`, `option(...)`,
+# `-DMY_HIP` in a Makefile, `define_macros` in setup.py), read at the base revision by `git grep`.
+BUILD_PATHSPECS = tuple(f":(glob,icase)**/{g}" for g in (
+    "CMakeLists.txt", "*.cmake", "Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak", "setup.py", "setup.cfg",
+    "pyproject.toml", "meson.build", "meson_options.txt", "configure.ac", "configure.in", "*.bzl", "BUILD",
+    "BUILD.bazel", "SConstruct", "SConscript", "*.gn", "*.gni", "build.rs", "*.vcxproj", "*.props"))
+
+
+def base_vouch(top: Path, base: str, subdir: str, renames: Iterable[tuple[str, str]] = ()
+               ) -> Callable[[str, str], bool]:
+    """Whether a ROCm macro name may vouch for a guard of a file at the head (path as the scan shows it), under
+    --isolated: the HIP toolchain defines it, or the BASE revision does: a build file of it mentions the name, a file
+    of it `#define`s it, or the file's own base version already tests it. A name only the change itself introduces
+    (`MY_HIP_BUILD`, `__HIP_PLATFORM_AMDX__`) vouches for nothing: the HIP build never defines it, so it compiles the
+    CUDA arm. Answers are remembered; a git failure or timeout answers no (the gate fails rather than pass)."""
+    import re
+
+    back = {new: old for old, new in renames}
+    read = read_at(top, base, subdir)
+    texts: dict[str, bytes] = {}
+    repo_wide: dict[str, bool] = {}
+
+    def in_repository(name: str) -> bool:
+        if name not in repo_wide:
+            found = False
+            # a word of its own, or after a compiler's -D (`-DMY_HIP`: no word boundary there)
+            word = rf"(^|[^[:alnum:]_]|[-/]D){name}($|[^[:alnum:]_])"
+            for args in (("-E", "-e", word, base, "--", *BUILD_PATHSPECS),
+                         ("-E", "-e", rf"^[[:space:]]*#[[:space:]]*define[[:space:]]+{name}\b", base, "--")):
+                try:
+                    found = bool(git.run(top, "grep", "-l", "-I", "--no-color", *args, timeout=60, check=False))
+                except git.GitError:
+                    found = False
+                if found:
+                    break
+            repo_wide[name] = found
+        return repo_wide[name]
+
+    def vouch(name: str, path: str) -> bool:
+        if _toolchain_name(name):
+            return True
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return False
+        was = back.get(path, path)
+        if was not in texts:
+            texts[was] = read(was) or b""
+        return bool(re.search(rb"\b" + name.encode() + rb"\b", texts[was])) or in_repository(name)
+    return vouch
+
+
 def _compiled(path: str) -> bool:
     """Whether a path is C/C++/CUDA text a compiler reads (by name, or with no language porter knows: a quoted or
     angle include of `kern/x.txt`), not a build or Python file whose `if` is a real build or runtime choice."""
@@ -425,29 +569,50 @@ def _compiled(path: str) -> bool:
     return language_of(path) in ("cuda", None)
 
 
-def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget
-                ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None] | None:
+# One guard as _guard_arms reads it: its arms (first body line, last body line, whether it holds code, which of the
+# asked-for words its body mentions) and the ROCm-side macro names its own condition tests (is_rocm_name).
+GuardArms = tuple[list[tuple[int, int, bool, frozenset[str]]], tuple[str, ...]]
+
+
+def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget,
+                words: dict[tuple[str, int], frozenset[str]] | None = None
+                ) -> dict[tuple[str, int], GuardArms | None] | None:
     """The arms of each (path, guard line) (_arms), read and lexed in a budgeted worker (porter.budget: this reads
     repository content after the scan's workers are done, and the lexer is superlinear on nested conditionals);
-    None when the worker ran out of its budget or the run's deadline."""
+    None when the worker ran out of its budget or the run's deadline. `words`: per guard, the names whose mention in
+    each arm's body is reported (the functions its findings sit in)."""
     from porter.budget import Overrun, run_inherited, stage_budget
 
-    answer = run_inherited(_guard_arms_task, (read, guards), stage_budget(budget, len({p for p, _ in guards})))
+    answer = run_inherited(_guard_arms_task, (read, guards, words or {}),
+                           stage_budget(budget, len({p for p, _ in guards})))
     return None if isinstance(answer, Overrun) else answer
 
 
-def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str, int]]
-                     ) -> dict[tuple[str, int], list[tuple[int, int, bool]] | None]:
-    from porter.source.preprocessor import preprocess
+def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str, int]],
+                     words: dict[tuple[str, int], frozenset[str]]) -> dict[tuple[str, int], GuardArms | None]:
+    import re
 
-    texts: dict[str, Preprocessed | None] = {}
-    out: dict[tuple[str, int], list[tuple[int, int, bool]] | None] = {}
+    from porter.source.preprocessor import is_rocm_name, preprocess
+
+    texts: dict[str, tuple[Preprocessed, list[bytes]] | None] = {}
+    out: dict[tuple[str, int], GuardArms | None] = {}
     for path, guard in guards:
         if path not in texts:  # each file read and lexed once
             data = read(path)
-            texts[path] = None if data is None else preprocess(data)
+            texts[path] = None if data is None else (preprocess(data), data.split(b"\n"))
         known = texts[path]
-        out[(path, guard)] = None if known is None else _arms(known, guard)
+        arms = None if known is None else _arms(known[0], guard)
+        if known is None or arms is None:
+            out[(path, guard)] = None
+            continue
+        lines = known[1]
+        wanted = [(w, re.compile(rb"\b" + re.escape(w.encode()) + rb"\b")) for w in sorted(words.get((path, guard), ()))
+                  if w.isidentifier()]
+        mentions = [frozenset(w for w, rx in wanted if any(rx.search(ln) for ln in lines[start - 1:end]))
+                    for start, end, _ in arms]
+        text = next((a.text for g in known[0].groups for a in g.arms if a.line == guard), "")
+        names = tuple(dict.fromkeys(n for n in re.findall(r"[A-Za-z_]\w*", text) if n != "defined" and is_rocm_name(n)))
+        out[(path, guard)] = ([(a, b, c, m) for (a, b, c), m in zip(arms, mentions)], names)
     return out
 
 
@@ -476,6 +641,8 @@ def apply(head: ScanResult, diff: Diff) -> ScanResult:
         extra["renames"] = [{"from": a, "to": b} for a, b in diff.renames]
     if diff.reopened:
         extra["reopened"] = [f.to_dict() for f in diff.reopened]
+    if diff.status_worse:
+        extra["status_worse"] = [f.to_dict() for f in diff.status_worse]
     if diff.suppressed_by_change:
         extra["suppressed_by_change"] = {"honoured": diff.suppressions_honoured,
                                          "findings": [f.to_dict() for f in diff.suppressed_by_change]}
@@ -489,7 +656,7 @@ def baseline_document(result: ScanResult) -> dict[str, Any]:
     """What `porter baseline` writes: every finding's identity (and what a PR comment shows of a fixed one) and
     every kernel's verdict per target; sorted, no line-dependent key beyond what is shown."""
     keep = ("rule", "category", "severity", "confidence", "path", "line", "column", "end_line", "end_column",
-            "message", "snippet", "function", "kernel", "fingerprint", "replacement")
+            "message", "snippet", "function", "kernel", "fingerprint", "replacement", "status")
     doc = {
         "schema": BASELINE_SCHEMA,
         "targets": list(result.targets),
@@ -551,7 +718,10 @@ def load_baseline_with_suppressed(path: Path, targets: Iterable[str] | None = No
                                          confidence=Confidence.parse(d["confidence"]), message=d["message"],
                                          snippet=d.get("snippet") or "", function=d.get("function"),
                                          kernel=d.get("kernel"), fingerprint=d.get("fingerprint") or "",
-                                         replacement=d.get("replacement")) for d in doc.get(key, [])]
+                                         replacement=d.get("replacement"),
+                                         # the port status when it was written (none before session 28: open), so
+                                         # a guard removed since counts as new (Diff.status_worse)
+                                         status=Status.parse(d.get("status") or "open")) for d in doc.get(key, [])]
                                 for key in ("findings", "suppressed"))
         kernels = [Kernel(path=d["path"], line=int(d["line"]), end_line=int(d["end_line"]), name=d["name"],
                           qualified_name=d["qualified_name"],
@@ -572,10 +742,11 @@ def compare_baseline(path: Path, head: ScanResult, isolated: bool = False,
     added since the baseline was written are not honoured, nor a handled status resting on the change (compare)."""
     findings, suppressed, kernels = load_baseline_with_suppressed(path, head.targets)
     added = added_suppressions(suppressed, head.suppressed)
-    new, fixed, unchanged = match_findings(findings, (*head.findings, *added) if isolated else head.findings)
+    new, fixed, unchanged, worse = _match(findings, (*head.findings, *added) if isolated else head.findings)
     new, reopened = _reopen(new, read, budget=budget) if isolated else (new, [])
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
-                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened))
+                tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened),
+                tuple(worse))
 
 
 def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:

@@ -239,7 +239,8 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
                  for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
         diff = changes.compare(sides[0], sides[1], change, isolated,
                                read=_held_first(sides[1], changes.read_at(top, head, subdir)),
-                               budget=file_budget(settings))
+                               budget=file_budget(settings),
+                               vouch=changes.base_vouch(top, base, subdir, change.renames) if isolated else None)
         head_result = _added_submodules_unseen(sides[1], change.head_paths - change.base_paths)
     elif baseline is not None:
         source = source_for(Path(path), rev)

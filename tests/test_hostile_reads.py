@@ -359,7 +359,7 @@ def test_a_log_token_past_the_cap_is_refused(tmp_path):
     (lambda p: p.write_text(json.dumps({"schema": "porter-baseline/1", "targets": ["mi355x"], "findings": [
         {"path": ["x"], "rule": "R", "category": "c", "message": "m", "line": 1}]})),
      "{p}: malformed baseline entry: each finding needs path, rule, category, message as strings (and snippet, "
-     "function, kernel, fingerprint, replacement as strings or null)"),
+     "function, kernel, fingerprint, replacement, status as strings or null)"),
 ], ids=["symlink-to-dev-zero", "fifo", "nested-100k-deep", "over-64-MiB", "path-not-a-string"])
 def test_a_hostile_baseline_is_a_usage_error(tmp_path, make, message):
     repo = make_repo(tmp_path / "r", {"k.cu": KERNEL})

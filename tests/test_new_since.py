@@ -98,7 +98,8 @@ def test_library_diff_is_exactly_the_added_and_removed_spots(pr_repo):
     assert where(r.result.findings) == NEW
     base = git(pr_repo, "merge-base", "main", "feature").strip()
     head = git(pr_repo, "rev-parse", "feature").strip()
-    assert r.diff.counts() == {"base": base, "head": head, "new": 4, "fixed": 1, "unchanged": 7}
+    assert r.diff.counts() == {"base": base, "head": head, "new": 4, "fixed": 1, "unchanged": 7,
+                                "status_worse": 0}
     assert r.diff.renames == (("old_name.cu", "new_name.cu"),)
     # The new kernel's verdict counts as worse than nothing.
     assert [(k.name, k.target, k.before, k.after, k.worse) for k in r.diff.kernels] == [

@@ -116,7 +116,10 @@ def scan(
         if run.diff is not None:
             c = run.diff.counts()
             git_base = not c["base"].startswith("baseline:")
-            err().print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new, "
+            # new findings whose code the base had handled (a ROCm guard removed): said, so the count is no surprise
+            worse = f" ({c['status_worse']} of them handled at the base, open now)" if c["status_worse"] else ""
+            err().print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new"
+                        f"{worse}, "
                         f"{c['fixed']} fixed, {c['unchanged']} unchanged{' in the files that differ' if git_base else ''}"
                         f"; {plural(len(run.diff.worse_kernels), 'kernel verdict')} worse", markup=False, highlight=False,
                         soft_wrap=True)

@@ -67,5 +67,6 @@ def narrow_severity(run, sel: Selection):
 
     diff = run.diff
     if diff is not None:
-        diff = dataclasses.replace(diff, new=keep(diff.new), fixed=keep(diff.fixed), unchanged=keep(diff.unchanged))
+        diff = dataclasses.replace(diff, new=keep(diff.new), fixed=keep(diff.fixed), unchanged=keep(diff.unchanged),
+                                   status_worse=keep(diff.status_worse))
     return dataclasses.replace(run, result=dataclasses.replace(run.result, findings=keep(run.result.findings)), diff=diff)

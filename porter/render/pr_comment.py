@@ -177,6 +177,10 @@ def render(result: ScanResult, diff: Diff | None = None, limit: int = LIMIT, min
         lines.append(f"{_plural(n, 'finding')} suppressed by this change"
                      + (" (a reviewer should confirm each `porter: ignore`)" if diff.suppressions_honoured
                         else " (not honoured under --isolated: counted above as new or unchanged)"))
+    if diff is not None and diff.status_worse:  # the same code, no longer handled: new ROCm work, counted as new
+        lines.append(f"{_plural(len(diff.status_worse), 'finding')} handled or CUDA-only at the base "
+                     f"{'is' if len(diff.status_worse) == 1 else 'are'} open at the head (a ROCm guard removed or "
+                     "changed): counted above as new")
     if diff is not None:
         lines.append(f"<sub>compared {md_code(_short(diff.base))} → {md_code(_short(diff.head))}"
                      + (f" · targets: {md_text(', '.join(result.targets))}" if result.targets else "") + "</sub>")
