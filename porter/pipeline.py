@@ -29,8 +29,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
-from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, run_inherited, run_inherited_all, run_stage,
-                           stage_budget)
+from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, deadline_passed, run_inherited, run_inherited_all,
+                           run_stage, stage_budget)
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.callgraph import type_aliases_of
@@ -1319,6 +1319,9 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
             for i, c in enumerate(files):
                 if i >= keep.bound:
                     keep.put(i, None)
+                    continue
+                if (late := deadline_passed()) is not None:  # decoding hits is work past the deadline too
+                    keep.put(i, (_skip(c, overrun_reason(late, "to scan")), False))
                     continue
                 result, hit = scan_candidate(c, compute=False)
                 if result is None:
