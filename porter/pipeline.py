@@ -514,8 +514,8 @@ def scan(
     with Pool(file_budget(options), 1) as facts_pool:
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held, pool=facts_pool)
-        named = _cmake_cuda_sources(source, found, options, held, notices, cache, facts_pool)
-    unseen: list[Skipped] = []
+        unseen: list[Skipped] = []
+        named = _cmake_cuda_sources(source, found, options, held, notices, cache, facts_pool, unseen)
     wanted = [*facts.unlisted_includes, *_resolved_build_sources(source, found, named, unseen)]
     twinned: set[str] = set()  # listed files of another language read as C/C++/CUDA too
     extra = _included_unlisted(source, found, wanted, options, held, notices, unseen, twinned)
@@ -602,8 +602,18 @@ def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], 
     return out
 
 
+# The most bytes of build files (CMake, scripts with nvcc lines) one scan holds at once in porter's own process to
+# learn which sources they compile as CUDA: a project's build files total kilobytes, while 150 paths sharing one
+# 8 MiB blob (a ~10 KB object store) held 1.2 GB there, outside Held's budget. Past it the later build files in path
+# order are listed unseen (BUILD_TEXT_PAST), which a gate counts: the sources they name as CUDA are not known.
+BUILD_TEXT_BYTES = 64 * 1024 * 1024
+BUILD_TEXT_PAST = ("build file past the {:,} MiB of build files porter reads in one scan: the sources it compiles as "
+                   "CUDA are unseen")
+
+
 def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, held: Held,
-                        notices: list[str], cache: Cache | None, pool: Pool | None = None) -> list[str]:
+                        notices: list[str], cache: Cache | None, pool: Pool | None = None,
+                        unseen: list[Skipped] | None = None) -> list[str]:
     """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
     worker like any repository content; past the budget none, and a notice says so. In a git tree the answer is
     kept under the CMake files' blob ids, so a warm scan reads none of them again (as every other stage).
@@ -623,12 +633,19 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
             return list(hit)
     texts: list[tuple[str, bytes]] = []
     unread = False
-    for c in cmake:
+    total = 0
+    for n, c in enumerate(cmake):
         try:
             data = held.read(source, c, options.max_file_bytes)
         except SourceReadError:
             unread = True
             continue  # said when the file itself is scanned
+        total += len(data)
+        if total > BUILD_TEXT_BYTES:
+            if unseen is not None:
+                unseen.extend(Skipped(d.path, BUILD_TEXT_PAST.format(BUILD_TEXT_BYTES // (1 << 20))) for d in cmake[n:])
+            unread = True  # not cached: the answer is not the whole build's
+            break
         texts.append((c.path, data))
     # which files may name CUDA sources, asked once here (each answer upper-cases a CMake file) and handed to the task
     naming = [buildsources.may_name_sources(path, data) for path, data in texts]

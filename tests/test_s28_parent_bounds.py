@@ -108,3 +108,19 @@ def test_workers_die_with_a_terminated_parent(tmp_path):
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+def test_build_files_past_the_parent_s_byte_bound_are_listed_unseen(tmp_path, monkeypatch):
+    """Which sources CMake compiles as CUDA is read from every build file's text, held at once in porter's own
+    process: past pipeline.BUILD_TEXT_BYTES the later build files are listed unseen (a gate fails), not read."""
+    first = "project(x LANGUAGES CXX CUDA)\nadd_library(x a.cu)\n"
+    write_files(tmp_path / "t", {"CMakeLists.txt": first, "a.cu": KERNEL, "b/k.cup": KERNEL,
+                                 "b/CMakeLists.txt": "set_source_files_properties(k.cup PROPERTIES LANGUAGE CUDA)\n"})
+    monkeypatch.setattr(pipeline, "BUILD_TEXT_BYTES", len(first) + 1, raising=False)  # red on code without it
+    result = pipeline.run(tmp_path / "t", Settings(jobs=1, cache_dir=None)).result
+    reason = pipeline.BUILD_TEXT_PAST.format(0)
+    assert [(s.path, s.reason, s.unseen) for s in result.skipped] == [("b/CMakeLists.txt", reason, True)]
+    assert "b/k.cup" not in {f.path for f in result.findings}
+    monkeypatch.setattr(pipeline, "BUILD_TEXT_BYTES", 1 << 20)
+    result = pipeline.run(tmp_path / "t", Settings(jobs=1, cache_dir=None)).result
+    assert result.skipped == () and "b/k.cup" in {f.path for f in result.findings}
