@@ -85,7 +85,7 @@ def untrusted_run(untrusted: bool) -> None:
     caller's next command does not inherit the last one's."""
     global _default_deadline
     _default_deadline = ISOLATED_DEADLINE_S if untrusted else None
-    watch_deadline()
+    rewatch_deadline()  # the running command's watch (if any) by this deadline
 
 
 def run_deadline() -> tuple[float, float] | None:
@@ -141,39 +141,52 @@ _WATCH_SIGNAL = signal.SIGUSR2
 
 
 class _Watch:
-    """The running watch: the timer thread, the handler it replaced, when it began."""
+    """The running command's watch: when it began, its timer thread (None: no deadline), the handler it replaced."""
 
-    def __init__(self, previous: Any, began: float):
-        self.previous, self.began = previous, began
+    def __init__(self, began: float):
+        self.began = began
         self.timer: Any = None
+        self.previous: Any = None
 
 
 _watching: list[_Watch] = []
 
 
 def watch_deadline() -> None:
-    """Watch this command's run: DeadlineExceeded is raised in the main thread at the run's deadline plus its grace
-    (_grace), counted from the deadline or from the command's start if that is later (an in-process caller's next
-    command, in a process that started long ago, still gets its grace to report). Called where a command starts
-    and again where its options are read (the --isolated default deadline is known only then); a run with no
-    deadline is not watched, nor one started outside the main thread. unwatch_deadline ends it."""
+    """Watch the command starting now (porter.cli.base.run_command): DeadlineExceeded is raised in the main thread at
+    the run's deadline plus its grace (_grace), counted from the deadline or from the command's start if that is
+    later (an in-process caller's next command, in a process that started long ago, still gets its grace to report).
+    A run with no deadline has no timer; a command not started in the main thread is not watched. The deadline is
+    read again where the command's options are read (rewatch_deadline: the --isolated default is known only then);
+    unwatch_deadline ends the watch."""
+    import threading
+
+    unwatch_deadline()
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _watching.append(_Watch(time.monotonic()))
+    rewatch_deadline()
+
+
+def rewatch_deadline() -> None:
+    """Set the running command's timer by the deadline as it is now (nothing when no command is watched)."""
     import _thread
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
+    if not _watching:
         return
+    watch = _watching[0]
+    if watch.timer is not None:
+        watch.timer.cancel()
+        watch.timer = None
     try:
         d = run_deadline()
     except DeadlineError:
         return  # the first budgeted stage reports it, as it always did
     if d is None:
-        unwatch_deadline()
         return
-    if not _watching:
-        _watching.append(_Watch(signal.signal(_WATCH_SIGNAL, _alarm), time.monotonic()))
-    watch = _watching[0]
-    if watch.timer is not None:
-        watch.timer.cancel()
+    if watch.previous is None:
+        watch.previous = signal.signal(_WATCH_SIGNAL, _alarm)
     left = max(0.001, max(d[0], watch.began) + _grace(d[1]) - time.monotonic())
     watch.timer = threading.Timer(left, _thread.interrupt_main, (_WATCH_SIGNAL,))
     watch.timer.daemon = True
@@ -181,14 +194,15 @@ def watch_deadline() -> None:
 
 
 def unwatch_deadline() -> None:
-    """Stop watching (the command ended): the timer is cancelled and the previous handler restored."""
+    """End the command's watch: its timer is cancelled and the previous handler restored."""
     if not _watching:
         return
     watch = _watching.pop()
     if watch.timer is not None:
         watch.timer.cancel()
         watch.timer.join()
-    signal.signal(_WATCH_SIGNAL, watch.previous)
+    if watch.previous is not None:
+        signal.signal(_WATCH_SIGNAL, watch.previous)
 
 
 DEADLINE_KIND = "deadline"

@@ -52,6 +52,25 @@ def test_a_command_within_its_deadline_is_not_stopped(monkeypatch):
     assert budget._watching == []
 
 
+def test_the_isolated_default_is_watched_inside_a_command_only(monkeypatch):
+    monkeypatch.delenv(budget.DEADLINE_ENV, raising=False)
+    budget.untrusted_run(True)  # an in-process caller reading options outside a command: nothing to end its watch
+    try:
+        assert budget._watching == []
+        seen = []
+
+        def body() -> int:
+            budget.untrusted_run(True)  # where a command's options are read
+            seen.append(budget._watching[0].timer is not None)
+            return 0
+
+        with pytest.raises(typer.Exit):
+            run_command(body)
+        assert seen == [True] and budget._watching == []
+    finally:
+        budget.untrusted_run(False)
+
+
 KERNEL = "__global__ void k(int *a) { a[threadIdx.x] = __shfl_down_sync(0xffffffff, a[0], 1); }\n"
 
 
