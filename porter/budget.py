@@ -85,6 +85,7 @@ def untrusted_run(untrusted: bool) -> None:
     caller's next command does not inherit the last one's."""
     global _default_deadline
     _default_deadline = ISOLATED_DEADLINE_S if untrusted else None
+    rewatch_deadline()  # the running command's watch (if any) by this deadline
 
 
 def run_deadline() -> tuple[float, float] | None:
@@ -100,6 +101,108 @@ def run_deadline() -> tuple[float, float] | None:
     if not (0 < seconds < float("inf")):
         raise DeadlineError(f"{DEADLINE_ENV}={text!r}: give a positive number of seconds")
     return _STARTED + seconds, seconds
+
+
+# The deadline holds in porter's own process too. The workers stop at it (Pool), but what the parent does with
+# their answers - cache hits decoded, port status, matching, rendering - ran unbounded: 116,000 cached findings took
+# the parent 390 s to render as markdown and more than 26 minutes as HTML past a 20 s deadline. So a command's run
+# is watched by one timer (watch_deadline): at the deadline the workers' stages end with what they finished, and the
+# parent then has DEADLINE_GRACE of the deadline (at least MIN_GRACE_S) to write it; past that, DeadlineExceeded
+# ends the command wherever it is, with a clear message, exit status 2 and no report (a CI job killed by its own
+# timeout is no worse informed, and a gate fails rather than passes what porter never finished reading).
+DEADLINE_GRACE = 0.1
+MIN_GRACE_S = 10.0
+
+
+class DeadlineExceeded(BaseException):
+    """The run's deadline and its grace passed with porter's own process still at work (watch_deadline). A
+    BaseException, as KeyboardInterrupt is, so no stage's `except Exception` turns it into a notice and carries
+    on; porter.cli.base.run_command reports it (exit 2)."""
+
+    exit_code = 2
+
+
+def _grace(seconds: float) -> float:
+    return max(MIN_GRACE_S, DEADLINE_GRACE * seconds)
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    d = run_deadline()
+    seconds = d[1] if d is not None else 0.0
+    raise DeadlineExceeded(f"the run's deadline of {seconds:g} s ({DEADLINE_ENV}) passed and porter was still at "
+                           f"work {_grace(seconds):g} s later (past what its workers finished, in its own process: "
+                           "cached results, port status or the report): stopped, no report written")
+
+
+# The signal whose handler the watch runs in the main thread (a timer thread asks for it with
+# _thread.interrupt_main, which sends nothing to the process): not SIGALRM, whose real-time timer porter's regex
+# slices (porter.match.regex) and an in-process caller's timeout own.
+_WATCH_SIGNAL = signal.SIGUSR2
+
+
+class _Watch:
+    """The running command's watch: when it began, its timer thread (None: no deadline), the handler it replaced."""
+
+    def __init__(self, began: float):
+        self.began = began
+        self.timer: Any = None
+        self.previous: Any = None
+
+
+_watching: list[_Watch] = []
+
+
+def watch_deadline() -> None:
+    """Watch the command starting now (porter.cli.base.run_command): DeadlineExceeded is raised in the main thread at
+    the run's deadline plus its grace (_grace), counted from the deadline or from the command's start if that is
+    later (an in-process caller's next command, in a process that started long ago, still gets its grace to report).
+    A run with no deadline has no timer; a command not started in the main thread is not watched. The deadline is
+    read again where the command's options are read (rewatch_deadline: the --isolated default is known only then);
+    unwatch_deadline ends the watch."""
+    import threading
+
+    unwatch_deadline()
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _watching.append(_Watch(time.monotonic()))
+    rewatch_deadline()
+
+
+def rewatch_deadline() -> None:
+    """Set the running command's timer by the deadline as it is now (nothing when no command is watched)."""
+    import _thread
+    import threading
+
+    if not _watching:
+        return
+    watch = _watching[0]
+    if watch.timer is not None:
+        watch.timer.cancel()
+        watch.timer = None
+    try:
+        d = run_deadline()
+    except DeadlineError:
+        return  # the first budgeted stage reports it, as it always did
+    if d is None:
+        return
+    if watch.previous is None:
+        watch.previous = signal.signal(_WATCH_SIGNAL, _alarm)
+    left = max(0.001, max(d[0], watch.began) + _grace(d[1]) - time.monotonic())
+    watch.timer = threading.Timer(left, _thread.interrupt_main, (_WATCH_SIGNAL,))
+    watch.timer.daemon = True
+    watch.timer.start()
+
+
+def unwatch_deadline() -> None:
+    """End the command's watch: its timer is cancelled and the previous handler restored."""
+    if not _watching:
+        return
+    watch = _watching.pop()
+    if watch.timer is not None:
+        watch.timer.cancel()
+        watch.timer.join()
+    if watch.previous is not None:
+        signal.signal(_WATCH_SIGNAL, watch.previous)
 
 
 DEADLINE_KIND = "deadline"
@@ -179,6 +282,36 @@ def _limit_memory(extra: int) -> None:
         pass
 
 
+# prctl(2)'s PR_SET_PDEATHSIG: the signal a process gets when the thread that forked it ends.
+_PR_SET_PDEATHSIG = 1
+_prctl: list[Any] = []  # libc's prctl, looked up once in the parent (never first in a forked child)
+
+
+def _libc_prctl() -> Any:
+    if not _prctl:
+        fn = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                fn = ctypes.CDLL(None, use_errno=True).prctl
+            except (OSError, AttributeError):  # pragma: no cover - a libc without prctl: the parent's kill only
+                fn = None
+        _prctl.append(fn)
+    return _prctl[0]
+
+
+def die_with_parent(parent: int) -> None:
+    """In a forked child: be SIGKILLed when porter's process ends, however it ends (SIGTERM from a CI runner,
+    SIGKILL, a crash), and end now if it already has. A worker works for nobody once its parent is gone: without
+    this, a SIGTERM to porter left its workers parsing on under init, holding their memory."""
+    prctl = _libc_prctl()
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended between the fork and the prctl
+        os._exit(0)
+
+
 _IN_WORKER = False
 
 
@@ -193,6 +326,7 @@ def _serve(conn: Connection, budget: Budget, init: Callable[[], None] | None) ->
     _IN_WORKER = True
     faulthandler.disable()  # a crash here is the parent's to report ("parser process died"), not a traceback dump
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent handles Ctrl-C and kills its workers
+    signal.signal(_WATCH_SIGNAL, signal.SIG_DFL)  # the parent's deadline watch (watch_deadline) is not a worker's
     _limit_memory(budget.memory)
     if init is not None:
         init()
@@ -267,10 +401,13 @@ class Pool:
             except (AttributeError, OSError, ValueError):
                 pass
         parent_end, child_end = Pipe()
+        _libc_prctl()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child's side is measured by what the parent receives
             code = 0
             try:
+                die_with_parent(parent)
                 parent_end.close()
                 for s in self._slots:  # other workers' pipes: a worker must not keep a sibling's pipe open
                     s.conn.close()

@@ -29,8 +29,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeGuard
 
 from porter import __version__, filekey
-from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, run_inherited, run_inherited_all, run_stage,
-                           stage_budget)
+from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, deadline_passed, run_inherited, run_inherited_all,
+                           run_stage, stage_budget)
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.callgraph import type_aliases_of
@@ -73,10 +73,13 @@ MAX_LINES = 1_000_000
 # Values a constant may have across builds for porter to bound a size by the largest (more: it is left unknown).
 MAX_ALTERNATIVES = 4
 # The most findings (suppressed ones too), kernels, launches and device helpers one scan keeps from its files'
-# results in porter's own process, past every worker's budget (~1.7 KB each: about 425 MB). One rule reports at
-# most 1,000 hits per file, but nothing bounded their sum: copies of one small file are one blob in git, and 500
-# of them (a few KB of pack) held 550,000 findings. Past it the later files in path order are skipped (_Kept).
-MAX_KEPT = 250_000
+# results in porter's own process, past every worker's budget. One rule reports at most 1,000 hits per file, but
+# nothing bounded their sum: copies of one small file are one blob in git, and 500 of them (a few KB of pack) held
+# 550,000 findings. Past it the later files in path order are skipped (_Kept), which a gate counts as unseen.
+# An item kept costs ~1.7 KB, but ~12 KB by the end of the run (status, analysis, the report: 116,100 findings took
+# the parent to 1.42 GB, session 28), so the cap is 50,000 (~600 MB): 3.5 times the largest development tree
+# (FasterTransformer: 13,158 findings, 441 kernels, 413 launches; heldout trees hold a few hundred to a few thousand).
+MAX_KEPT = 50_000
 
 if TYPE_CHECKING:  # the later stages' types; their modules are imported when those stages run
     from porter.diff import Diff
@@ -512,8 +515,8 @@ def scan(
     with Pool(file_budget(options), 1) as facts_pool:
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held, pool=facts_pool)
-        named = _cmake_cuda_sources(source, found, options, held, notices, cache, facts_pool)
-    unseen: list[Skipped] = []
+        unseen: list[Skipped] = []
+        named = _cmake_cuda_sources(source, found, options, held, notices, cache, facts_pool, unseen)
     wanted = [*facts.unlisted_includes, *_resolved_build_sources(source, found, named, unseen)]
     twinned: set[str] = set()  # listed files of another language read as C/C++/CUDA too
     extra = _included_unlisted(source, found, wanted, options, held, notices, unseen, twinned, untrusted)
@@ -607,8 +610,18 @@ def _included_unlisted(source: Source, found: Discovery, wanted: Iterable[str], 
     return out
 
 
+# The most bytes of build files (CMake, scripts with nvcc lines) one scan holds at once in porter's own process to
+# learn which sources they compile as CUDA: a project's build files total kilobytes, while 150 paths sharing one
+# 8 MiB blob (a ~10 KB object store) held 1.2 GB there, outside Held's budget. Past it the later build files in path
+# order are listed unseen (BUILD_TEXT_PAST), which a gate counts: the sources they name as CUDA are not known.
+BUILD_TEXT_BYTES = 64 * 1024 * 1024
+BUILD_TEXT_PAST = ("build file past the {:,} MiB of build files porter reads in one scan: the sources it compiles as "
+                   "CUDA are unseen")
+
+
 def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, held: Held,
-                        notices: list[str], cache: Cache | None, pool: Pool | None = None) -> list[str]:
+                        notices: list[str], cache: Cache | None, pool: Pool | None = None,
+                        unseen: list[Skipped] | None = None) -> list[str]:
     """The files the tree's CMake files mark LANGUAGE CUDA (porter.source.buildsources), lexed in one budgeted
     worker like any repository content; past the budget none, and a notice says so. In a git tree the answer is
     kept under the CMake files' blob ids, so a warm scan reads none of them again (as every other stage).
@@ -628,12 +641,19 @@ def _cmake_cuda_sources(source: Source, found: Discovery, options: Settings, hel
             return list(hit)
     texts: list[tuple[str, bytes]] = []
     unread = False
-    for c in cmake:
+    total = 0
+    for n, c in enumerate(cmake):
         try:
             data = held.read(source, c, options.max_file_bytes)
         except SourceReadError:
             unread = True
             continue  # said when the file itself is scanned
+        total += len(data)
+        if total > BUILD_TEXT_BYTES:
+            if unseen is not None:
+                unseen.extend(Skipped(d.path, BUILD_TEXT_PAST.format(BUILD_TEXT_BYTES // (1 << 20))) for d in cmake[n:])
+            unread = True  # not cached: the answer is not the whole build's
+            break
         texts.append((c.path, data))
     # which files may name CUDA sources, asked once here (each answer upper-cases a CMake file) and handed to the task
     naming = [buildsources.may_name_sources(path, data) for path, data in texts]
@@ -1353,6 +1373,9 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
             for i, c in enumerate(files):
                 if i >= keep.bound:
                     keep.put(i, None)
+                    continue
+                if (late := deadline_passed()) is not None:  # decoding hits is work past the deadline too
+                    keep.put(i, (_skip(c, overrun_reason(late, "to scan")), False))
                     continue
                 result, hit = scan_candidate(c, compute=False)
                 if result is None:

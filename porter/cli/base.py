@@ -151,9 +151,17 @@ def _traceback() -> str:
 
 
 def run_command(fn: Callable[[], int], verbose: bool = False) -> None:
-    """Call a command body and map every outcome to porter's exit codes (PorterError carries its own)."""
+    """Call a command body and map every outcome to porter's exit codes (PorterError carries its own). The run's
+    deadline, if it has one, is watched meanwhile (porter.budget.watch_deadline)."""
+    from porter.budget import DeadlineExceeded, unwatch_deadline, watch_deadline
+
     try:
+        watch_deadline()
         code = fn()
+    except DeadlineExceeded as e:
+        unwatch_deadline()
+        say("error:", "red", str(e))
+        raise typer.Exit(DeadlineExceeded.exit_code)
     except PorterError as e:
         if verbose:
             err().print(literal(_traceback()))
@@ -172,6 +180,8 @@ def run_command(fn: Callable[[], int], verbose: bool = False) -> None:
             err().print(literal(_traceback()))
         say("internal error:", "red", f"{type(e).__name__}: {e} (run with -v for the traceback)")
         raise typer.Exit(EXIT_INTERNAL)
+    finally:
+        unwatch_deadline()
     raise typer.Exit(code)
 
 

@@ -170,7 +170,8 @@ UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^t
                             r"^#include .* names its file through macros porter cannot resolve|"
                             r"^the build compiles as CUDA .*, which porter cannot resolve$|"
                             r"^a CMake file\(GLOB\) of .* compiled as CUDA lists more than|"
-                            r"^C/C\+\+/CUDA file a \.gitignore of the tree \(not a git checkout\) ignores")
+                            r"^C/C\+\+/CUDA file a \.gitignore of the tree \(not a git checkout\) ignores"
+                            r"|^build file past the [\d,]+ MiB of build files porter reads in one scan")
 
 
 @dataclass(frozen=True, order=True)
