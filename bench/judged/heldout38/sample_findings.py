@@ -23,7 +23,7 @@ per project, five non-dual projects, at most 40 rows) with seed 3222. heldout24 
 per project, five non-dual projects, at most 40 rows) with seed 3242. heldout26 (session 23) keeps heldout24's procedure (8
 findings per project, five non-dual projects, at most 40 rows) with seed 3262. heldout29 (session 24) keeps heldout26's procedure (8
 findings per project, five non-dual projects, at most 40 rows) with seed 3292.
-heldout38 (session 28) keeps heldout29's procedure (8 findings per project, four non-dual projects, at most 32 rows)
+heldout38 (session 28) keeps heldout29's procedure (8 findings per project, five non-dual projects, at most 40 rows)
 with seed 3382.
 """
 from __future__ import annotations

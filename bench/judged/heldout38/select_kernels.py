@@ -82,12 +82,14 @@ strata, exclusions and counts (8 per project, 4 short ones before the two strata
 projects. It prints the drawn list only (no verdicts), so a second judge can run it before judging. No change to the
 script's logic.
 heldout38 (issue 27, session 28) keeps heldout29's definitions (including its `#if 0` rule and Triton helper test),
-strata, exclusions and counts (8 per project, 4 short ones before the two strata) with seed 3381: four non-dual
+strata, exclusions and counts (8 per project, 4 short ones before the two strata) with seed 3381: five non-dual
 projects. It prints the drawn list only (no verdicts), so a second judge can run it before judging. One change, made
 before the first listing (the brief asks not to draw near-identical copies of one kernel): a definition whose kernel
 name and parameter list (the text from the name to the opening `{`, whitespace collapsed, `__launch_bounds__(...)`
 removed) equal those of an earlier definition of the same project (files in sorted path order) is a near-identical
 copy (an overload twin or a second header copy) and is not a definition to draw; only the first is kept.
+The fifth project (uDeviceX) was appended to projects.json after the first four projects' verdicts were committed
+and before porter ran on any tree; one random.Random is shared in table order, so the first four draws are unchanged.
 """
 from __future__ import annotations
 
