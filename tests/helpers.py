@@ -44,6 +44,17 @@ def make_repo(root: Path, files: dict[str, str | bytes], commit: bool = True) ->
     return root
 
 
+def pull_request(root: Path, base: dict[str, str], files: dict[str, str]) -> Path:
+    """A real git repository at `root`: `base` committed on main, then `files` written and committed on branch `pr`
+    (checked out), as a PR gate's `--new-since main` sees a stranger's change."""
+    repo = make_repo(root, base)
+    git(repo, "checkout", "-q", "-b", "pr")
+    write_files(repo, files)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+    return repo
+
+
 def write_files(root: Path, files: dict[str, str | bytes]) -> None:
     for rel, content in files.items():
         p = root / rel

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import git, make_repo, porter_here, write_files
+from helpers import git, porter_here, pull_request, write_files
 
 KERNEL = ("__global__ void k(float* x) { unsigned m = __activemask(); x[0] = __shfl_xor_sync(0xffffffff, x[0], 16);"
           " }\n")
@@ -24,12 +24,7 @@ def gate(repo, *extra: str):
 
 
 def pr(tmp_path, base: dict[str, str], files: dict[str, str]):
-    repo = make_repo(tmp_path / "r", base)
-    git(repo, "checkout", "-q", "-b", "pr")
-    write_files(repo, files)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "pr")
-    return repo
+    return pull_request(tmp_path / "r", base, files)
 
 
 @pytest.mark.parametrize("name", ["kernels", "kernels.json", "kernels.cmake", "kernels.sh", "kernels.py",

@@ -9,19 +9,14 @@ import json
 
 import jsonschema
 
-from helpers import REPO, git, make_repo, porter_here, write_files
+from helpers import REPO, make_repo, porter_here, pull_request, write_files
 
 KERN = "__global__ void k(int *p){ unsigned m = __activemask(); p[0] = __popc(m); }\n"
 KERN_RULES = ["API004", "DEV003", "KRN001"]
 
 
 def pr(tmp_path, base: dict[str, str], files: dict[str, str]):
-    repo = make_repo(tmp_path / "r", base)
-    git(repo, "checkout", "-q", "-b", "pr")
-    write_files(repo, files)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "pr")
-    return repo
+    return pull_request(tmp_path / "r", base, files)
 
 
 def gate(repo, fmt: str = "json", *extra: str):
