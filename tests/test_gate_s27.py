@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import git, porter_here, pull_request, write_files
+from helpers import git, porter_here, pull_request
 
 KERNEL = ("__global__ void k(float* x) { unsigned m = __activemask(); x[0] = __shfl_xor_sync(0xffffffff, x[0], 16);"
           " }\n")
