@@ -33,8 +33,14 @@ INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expre
            # function body's walk (FileContext._walk) a Python walk of the whole body for it, ~7% of a cuda-samples scan
            "field_declaration",
            # facts_detectors.warp_sync_shared's type (warp-synchronous reduction tails)
-           "if_statement")
-_QUERY = register_root_query("cuda", " ".join(f"({t}) @{t}" for t in INDEXED if t != "call_expression"))
+           "if_statement",
+           # facts_detectors.macro_statements' type: only a statement that is a bare name (`cp_async_wait_all;`) is
+           # captured (_NARROWED), the one kind the detector reads; every statement would be ~a node per line
+           "expression_statement")
+# Types whose index holds only the nodes of one shape, the only ones their detectors act on.
+_NARROWED = {"expression_statement": "(expression_statement . (identifier) .)"}
+_QUERY = register_root_query("cuda", " ".join(f"{_NARROWED.get(t, f'({t})')} @{t}" for t in INDEXED
+                                              if t != "call_expression"))
 # The very query porter.source.syntax registers for the file's calls: one source, so the combined query captures
 # every call once for both (each capture is a node object made; ~0.4 us apiece).
 _CALLS = register_root_query("cuda", "(call_expression) @c")
