@@ -34,13 +34,10 @@ INDEXED = ("declaration", "call_expression", "gnu_asm_expression", "binary_expre
            "field_declaration",
            # facts_detectors.warp_sync_shared's type (warp-synchronous reduction tails)
            "if_statement",
-           # facts_detectors.macro_statements' type: only a statement that is a bare name (`cp_async_wait_all;`) is
-           # captured (_NARROWED), the one kind the detector reads; every statement would be ~a node per line
+           # facts_detectors.macro_statements' type (a bare-name statement, `cp_async_wait_all;`, is a macro's use).
+           # Every statement is captured, as `under` must equal a walk for any caller (~0.4 us a statement)
            "expression_statement")
-# Types whose index holds only the nodes of one shape, the only ones their detectors act on.
-_NARROWED = {"expression_statement": "(expression_statement . (identifier) .)"}
-_QUERY = register_root_query("cuda", " ".join(f"{_NARROWED.get(t, f'({t})')} @{t}" for t in INDEXED
-                                              if t != "call_expression"))
+_QUERY = register_root_query("cuda", " ".join(f"({t}) @{t}" for t in INDEXED if t != "call_expression"))
 # The very query porter.source.syntax registers for the file's calls: one source, so the combined query captures
 # every call once for both (each capture is a node object made; ~0.4 us apiece).
 _CALLS = register_root_query("cuda", "(call_expression) @c")
