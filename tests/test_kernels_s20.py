@@ -98,6 +98,10 @@ def test_ptx_behind_function_like_macros():
     facts = {k.name: k.facts.merged() for k in result.kernels}
     assert facts["loads"].inline_ptx.families == ("cp.async", "ldmatrix")
     assert facts["same_file"].inline_ptx.families == ("mma.sync",)
+    # object_like writes include/ptx.h's object-like CP_ASYNC_WAIT_ALL (lines 7-8) as a bare statement (line 25):
+    # its cp.async is a PTX fix there; ZERO_LANES (line 24) is a plain value, no statement of its own.
+    assert got["object_like"] == {t: ("fix", (("inline-ptx", "fix", (25,)),)) for t in TARGETS}
+    assert facts["object_like"].inline_ptx.families == ("cp.async",)
 
 
 def test_a_projects_own_warpsize_member_is_its_constant():

@@ -57,7 +57,9 @@ def test_the_jit_functions_that_are_launched_or_stand_alone_are_the_kernels(anal
         ("descriptor_kernel", 127, 130, "triton"), ("cluster_kernel", 135, 139, "triton"),
         ("norm_kernel", 169, 171, "triton"), ("xent_kernel", 176, 178, "triton"),
         ("single_config_kernel", 192, 195, "triton"), ("opt_in_descriptor_kernel", 201, 209, "triton"),
-            ("legacy_libdevice_kernel", 215, 218, "triton"), ("math_kernel", 223, 226, "triton")]
+            ("legacy_libdevice_kernel", 215, 218, "triton"), ("math_kernel", 223, 226, "triton"),
+            ("rocm_tuned_descriptor_kernel", 240, 244, "triton"),
+            ("capability_tuned_descriptor_kernel", 250, 256, "triton")]
     assert set(EXPECTED) == {k.name for k in analysed.kernels}
 
 
@@ -143,9 +145,11 @@ def test_messages_say_what_it_means_on_the_target(analysed):
 
 def test_findings_inside_a_triton_kernel_name_it(analysed):
     assert sorted((f.rule, f.line, f.kernel) for f in analysed.findings if f.rule.startswith("PYT")) == [
+        ("PYT001", 251, None),  # the capability test in capability_tuned_descriptor_kernel's configs
         ("PYT003", 90, "allow_tf32_gemm"), ("PYT010", 105, "ptx_kernel"),
         ("PYT012", 32, "_accumulate"),  # an atomic with no sem=: info, ROCm paths pass sem="relaxed"
-        ("PYT013", 11, None), ("PYT013", 192, None)]  # config lists with no AMD option (info): module-level, no kernel
+        ("PYT013", 11, None), ("PYT013", 192, None),  # config lists with no AMD option (info): module-level, no kernel
+        ("PYT013", 250, None)]  # (capability_tuned_descriptor_kernel's; ROCM_AWARE_CONFIGS at 232 tests for HIP)
 
 
 def test_kernel_json_marks_triton_and_cuda_keeps_its_keys(analysed):
@@ -222,3 +226,17 @@ def test_triton_2_0_libdevice_calls_are_recorded_at_their_line_and_tl_math_is_no
         TritonUse("legacy-libdevice", "tl.libdevice.erf", 218),
         TritonUse("legacy-libdevice", "triton.language.libdevice.tanh", 218))
     assert kernel(analysed, "math_kernel").facts.triton.uses == ()
+
+
+def test_a_config_a_rocm_test_picks_answers_the_descriptor_check(analysed):
+    # fixtures/triton/kernels.py:232-236: num_stages comes from `1 if ... torch.version.hip else 2` in the
+    # comprehension's loop; the test is kept as written and the descriptor kernel reads ok on every target.
+    rocm = kernel(analysed, "rocm_tuned_descriptor_kernel")
+    assert rocm.facts.triton.configs == (
+        TritonConfig(233, (("BLOCK_M", "64,128"), ("BLOCK_K", "64")), (4,), (), variants=2,
+                     rocm_test="(torch.cuda.is_available() and torch.version.hip)"),)
+    assert {v.verdict for v in rocm.verdicts} == {"ok"}
+    # A test of the NVIDIA generation (line 251) is no ROCm test: the check stays, at the descriptor's lines.
+    cap = kernel(analysed, "capability_tuned_descriptor_kernel")
+    assert [c.rocm_test for c in cap.facts.triton.configs] == [None]
+    assert [(d.id, d.lines) for d in cap.verdicts[0].details] == [("triton-tensor-descriptor", (255,))]

@@ -22,11 +22,15 @@ _ASM = re.compile(rb"\basm\b|\b__asm__\b")
 
 
 _FUNCTION_LIKE = re.compile(r"([A-Za-z_]\w*)\(([^()]*)\)(.*)", re.S)
+# An object-like macro (`#define cp_async_wait_all asm volatile("cp.async.wait_all;\n" ::)`): its name, then
+# whitespace (a `(` right after the name would make it function-like), then the body. A kernel writes it as a
+# statement of its own (`cp_async_wait_all;`), which porter.kernels.facts_detectors.macro_statements counts as a call.
+_OBJECT_LIKE = re.compile(r"([A-Za-z_]\w*)\s(.*)", re.S)
 
 
 def asm_macro_helpers(sf: SourceFile) -> tuple[DeviceHelper, ...]:
-    """The file's function-like macros whose body holds PTX, each as a helper with that PTX as its facts (lines
-    of the `#define`)."""
+    """The file's function-like and object-like macros whose body holds PTX, each as a helper with that PTX as its
+    facts (lines of the `#define`)."""
     # `asm` is in both of _ASM's words: found at memchr speed first, since `re` tries a pattern that opens with `\b`
     # at every byte of the file (it has no literal prefix to skip ahead to)
     if b"#" not in sf.data or b"asm" not in sf.data or not _ASM.search(sf.data):
@@ -36,10 +40,13 @@ def asm_macro_helpers(sf: SourceFile) -> tuple[DeviceHelper, ...]:
     out: list[DeviceHelper] = []
     for d in preprocessed(sf).directives:
         m = _FUNCTION_LIKE.match(d.text) if d.kind == "define" else None
-        if m is None or not _ASM.search(m.group(3).encode()):
+        o = _OBJECT_LIKE.match(d.text) if d.kind == "define" and m is None else None
+        name, body = (m.group(1), m.group(3)) if m is not None else (o.group(1), o.group(2)) if o is not None else (
+            "", "")
+        if not body or not _ASM.search(body.encode()):
             continue
         w = Walk()
-        tree = parser_for("cuda").parse(b"void __porter_macro__() { " + m.group(3).encode() + b"; }")
+        tree = parser_for("cuda").parse(b"void __porter_macro__() { " + body.encode() + b"; }")
         stack = [tree.root_node]
         while stack:
             n = stack.pop()
@@ -50,5 +57,5 @@ def asm_macro_helpers(sf: SourceFile) -> tuple[DeviceHelper, ...]:
             stack.extend(n.children)
         if w.ptx:
             facts = KernelFacts(lines=d.end_line - d.line + 1, **body_facts(w))
-            out.append(DeviceHelper(m.group(1), d.line, d.end_line, facts))
+            out.append(DeviceHelper(name, d.line, d.end_line, facts))
     return tuple(out)

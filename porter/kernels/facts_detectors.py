@@ -590,6 +590,18 @@ def member_callees(ctx, n: ts.Node, w: Walk) -> None:
         w.call_sites.append((key, n.start_point.row + 1))
 
 
+@detects("expression_statement")
+def macro_statements(ctx, n: ts.Node, w: Walk) -> None:
+    """A statement that is a bare name (`cp_async_wait_all;`) does nothing in C++ unless the name is an object-like
+    macro, which the preprocessor expands there: a call of it, followed like one into an asm macro
+    (porter.kernels.asm_macros) the kernel's includes define (QGEMM's cp.async PTX, heldout39)."""
+    kids = n.named_children
+    if len(kids) == 1 and kids[0].type == "identifier":
+        name = kids[0].text.decode("utf-8", "replace")
+        w.calls.add(name)
+        w.call_sites.append((name, n.start_point.row + 1))
+
+
 @detects("binary_expression", "assignment_expression")
 def operator_callees(ctx, n: ts.Node, w: Walk) -> None:
     """Operators applied to an object of a declared class type (`a * b`, `acc += x` on FFP values), as the member

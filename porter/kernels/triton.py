@@ -544,7 +544,7 @@ class _File:
                 meta += self._meta(a, bindings, amd)
         return TritonConfig(call.start_point.row + 1, tuple(meta), tuning.get("num_warps", ()),
                             tuning.get("num_stages", ()), tuning.get("num_ctas", ()), tuple(sorted(amd)),
-                            variants=_comprehension_variants(call))
+                            variants=_comprehension_variants(call), rocm_test=_rocm_test(call))
 
     def _meta(self, dictionary, bindings, amd: set[str]) -> list[tuple[str, str]]:
         """The meta-parameters of a Config's dict; AMD options written there (`"waves_per_eu": 2`) go to `amd`."""
@@ -910,6 +910,27 @@ def _comprehension_variants(call) -> int:
                 out *= len(right.named_children) if right.type in ("list", "tuple") else 2
         p = p.parent
     return out
+
+
+# A test of the ROCm platform as projects write it: torch's `torch.version.hip`, a helper or flag named for HIP,
+# ROCm or AMD (`is_hip()`, `IS_ROCM`, `is_amd_gpu()`). CUDA or device-name tests are not (they pick NVIDIA parts).
+_ROCM_TEST = re.compile(r"\bversion\.hip\b|\b(?:is|IS|use|USE)_(?:hip|HIP|rocm|ROCM|amd|AMD)(?:_\w*)?\b")
+
+
+def _rocm_test(call) -> str | None:
+    """The ROCm test (_ROCM_TEST) of a two-way conditional that picks a value of a `triton.Config(...)` call, in
+    the call itself (`num_stages=1 if is_hip() else 3`) or in a loop of the comprehensions around it (`for s in
+    [1 if torch.version.hip else 2]`): the test as written, or None. Such a Config was written for ROCm too."""
+    where, p = [call], call.parent
+    while p is not None:
+        if p.type in ("list_comprehension", "generator_expression", "set_comprehension"):
+            where += [c.child_by_field_name("right") for c in p.named_children if c.type == "for_in_clause"]
+        p = p.parent
+    for node in where:
+        for cond in _walk(node, frozenset({"conditional_expression"})) if node is not None else ():
+            if len(cond.named_children) == 3 and _ROCM_TEST.search(_text(cond.named_children[1])):
+                return " ".join(_text(cond.named_children[1]).split())[:80]
+    return None
 
 
 def _comprehension_bindings(node) -> dict[str, tuple[int, ...]]:

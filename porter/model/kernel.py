@@ -433,6 +433,9 @@ class TritonConfig:
     # A launch's num_warps is a local set from a test of the NVIDIA generation (`num_warps, num_stages =
     # get_num_warps_stages(d, b, IS_HOPPER_GPU)`, `8 if is_hopper() else 4`): the name tested, as written.
     arch: str | None = None
+    # A test of the ROCm platform (`"1" if torch.version.hip else "2"`, `8 if is_hip() else 4`) that picks one of
+    # this Config's values, in the Config or the comprehension it sits in: its authors ran it on ROCm. As written.
+    rocm_test: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"line": self.line, "meta": dict(self.meta), "num_warps": list(self.num_warps),
@@ -449,6 +452,8 @@ class TritonConfig:
             d["num_ctas"] = list(self.num_ctas)
         if self.amd_options:
             d["amd_options"] = list(self.amd_options)
+        if self.rocm_test is not None:
+            d["rocm_test"] = self.rocm_test
         return d
 
 
