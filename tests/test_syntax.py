@@ -66,7 +66,7 @@ void f(int p, float *q) { int *d, g; h(); }
     sf = parse("v.cu", "cuda", code)
     f_start = code.index(b"void f")
     assert index(sf).variables == {
-        "a": frozenset({-1}), "b": frozenset({-1}), "c": frozenset({-1}), "e": frozenset({-1}),
+        "a": frozenset({-1}), "b": frozenset({-1}), "c": frozenset({-1}), "e": frozenset({-1}), "arr": frozenset({-1}),
         "p": frozenset({f_start}), "q": frozenset({f_start}), "d": frozenset({f_start}), "g": frozenset({f_start}),
     }
 

@@ -585,6 +585,29 @@ def make_toolchain_regions(text: str) -> list[tuple[int, int, str, int]]:
     return [(a, b, CUDA, evidence) for n, a, b, _v, _e in assigns if n in cuda_vars] + cuda_rule_spans
 
 
+# A make configuration fragment (`config/unix-hipcc.mk`) is one of several alternatives a project keeps side by side,
+# one per machine or compiler, of which the user copies or includes one (ludwig's config/*.mk: `unix-nvcc-default.mk`
+# sets `CC = nvcc`, `unix-hipcc.mk` sets `CC = hipcc`). One that sets a variable to the ROCm toolchain (hipcc,
+# amdclang++, `-x hip`, `--offload-arch`) and names no NVIDIA target (nvcc, `sm_XX`/`compute_XX`, HIP's NVIDIA
+# platform) is the ROCm build's configuration: its siblings' nvcc settings are the CUDA build's, handled by it.
+_MK_ROCM_VALUE = re.compile(r"(?<![\w-])(?:hipcc|amdclang\+\+|amdclang)(?![\w-])|--offload-arch\b|(?<![\w-])-x\s+hip\b")
+_MK_NVIDIA_TARGET = re.compile(r"(?<![\w-])nvcc(?![\w-])|\b(?:sm|compute)_\d|HIP_PLATFORM_NV|(?i:nvidia)")
+
+
+def make_rocm_configuration(text: str) -> bool:
+    """Whether a make fragment is a ROCm build configuration (above): some variable assignment's value (outside
+    comments) selects the ROCm toolchain, and nothing outside comments names an NVIDIA target."""
+    rocm = False
+    for _first, _last, logical in make_logical_lines(text):
+        code = logical.split("#", 1)[0]
+        if _MK_NVIDIA_TARGET.search(code):
+            return False
+        m = _MK_SET_HEAD.match(code)
+        if m is not None and _MK_ROCM_VALUE.search(code[m.end():]):
+            rocm = True
+    return rocm
+
+
 # A CMake function or macro named for the NVIDIA build whose ROCm twin the same file defines (QMCPACK's
 # `verifyNVIDIAGPUconsistency` beside `verifyAMDGPUconsistency`, each called from its vendor's arm): its body runs only
 # where the CUDA build calls it, and the ROCm build calls the twin. The vendor word is read at a word start in either

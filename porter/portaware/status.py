@@ -11,7 +11,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    side build: a CMakeLists.txt or Makefile beside a torch-extension setup.py that never runs it, or a standalone
    test build in a test directory); a
    Makefile, CMake file or setup.py with a ROCm twin beside it (`makefile` / `makefile.hip`, `CMakeLists.txt` /
-   `CMakeLists_hip.txt`, `setup.py` / `setup_hip.py`), or a CUDA source with one
+   `CMakeLists_hip.txt`, `setup.py` / `setup_hip.py`), a make configuration fragment beside the project's ROCm
+   one in its directory or the parent (`config/unix-nvcc.mk` / `config/unix-hipcc.mk`: configuration_twins), or a
+   CUDA source with one
    (`mont_t.cuh` / `mont_t.hip`, `k_cuda.cu` / `k_hip.cpp`, or in a parallel folder named for the vendor's library:
    `seqcusparse/aijcusparse.cu` / `seqhipsparse/aijhipsparse.hip.cxx`, porter.portaware.scope.source_twins), or a
    plain header whose ROCm-named neighbour defines the same things (`types.h` / `types_hip.h`,
@@ -108,7 +110,8 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans, cuda_variable_spans,
                                     optional_toolkit_finds,
                                     cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
-                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_toolchain_regions,
+                                    cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_rocm_configuration,
+                                    make_toolchain_regions,
                                     meson_conditional_regions,
                                     make_twin_regions,
                                     meson_rocm_line, nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
@@ -439,7 +442,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-23"
+FACTS_VERSION = b"portaware-facts-24"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -501,7 +504,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text))
                          + tuple(make_toolchain_regions(text)),
                          components=tuple(automake_components(path, text))
-                         if PurePosixPath(path).name == AUTOMAKE_NAME else ())
+                         if PurePosixPath(path).name == AUTOMAKE_NAME else (),
+                         tested=(MAKE_ROCM_CONFIGURATION,)
+                         if _fragment(path) and make_rocm_configuration(text) else ())
     if language == "meson":
         return PortFacts(regions=tuple(meson_conditional_regions(data.decode("utf-8", "replace"))))
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
@@ -817,6 +822,15 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.cmake_regions[path] = list(f.regions)
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
+
+    # A make configuration fragment beside the project's ROCm one (ludwig's config/unix-nvcc-default.mk beside
+    # config/unix-hipcc.mk): an alternative the ROCm build does not use, so its nvcc settings are the CUDA build's.
+    rocm_configurations = [p for p, f in facts.items() if MAKE_ROCM_CONFIGURATION in f.tested]
+    if rocm_configurations:
+        candidates = [p for p in with_findings if p not in pm.file_side and p in files
+                      and files[p].language == "make" and p not in rocm_configurations]
+        for path, twin in configuration_twins(candidates, rocm_configurations).items():
+            pm.file_side[path] = ("twin", CUDA, twin)
 
     # A directory named for AMD whose code is OpenCL (xmr-stak's backend/amd/ includes <OpenCL/cl.h>): the AMD GPUs
     # run it, but no HIP build compiles it, so its name is no evidence of a ROCm port (scope.other_model_dirs). Its
@@ -1581,6 +1595,37 @@ def _names_rocm_build(f: PortFacts | None) -> bool:
 # PortFacts.tested of a setup.py that builds torch extensions itself and never runs CMake or make (the scan's own
 # read decides it, so port status reads no setup.py again).
 TORCH_EXTENSION_ONLY = "setup.py:torch-extensions-only"
+# PortFacts.tested of a make configuration fragment that selects the ROCm toolchain (scope.make_rocm_configuration).
+MAKE_ROCM_CONFIGURATION = "make:rocm-configuration"
+_FRAGMENT_SUFFIXES = (".mk", ".mak")
+
+
+def _fragment(path: str) -> bool:
+    """Whether a make file is a configuration fragment (`unix-nvcc.mk`), not a Makefile of its own."""
+    return path.lower().endswith(_FRAGMENT_SUFFIXES)
+
+
+def configuration_twins(paths: Iterable[str], rocm_configurations: Iterable[str]) -> dict[str, str]:
+    """Make fragment path -> the ROCm configuration fragment (MAKE_ROCM_CONFIGURATION) that stands in for it: the
+    first by path in its own directory, else in its parent directory unless that is the repository's root (ludwig's
+    config/pre-0.9.0/nvidia-jade.mk -> config/unix-hipcc.mk): the project's collection of alternative
+    configurations, one of which builds for ROCm. A fragment never stands in for itself; a root-level fragment has
+    only its own directory's."""
+    by_dir: dict[str, list[str]] = {}
+    for r in sorted(rocm_configurations):
+        by_dir.setdefault(posixpath.dirname(r), []).append(r)
+    out: dict[str, str] = {}
+    for path in sorted(paths):
+        if not _fragment(path):
+            continue
+        folder = posixpath.dirname(path)
+        looks = [folder] + ([posixpath.dirname(folder)] if folder and posixpath.dirname(folder) else [])
+        twin = next((r for d in looks for r in by_dir.get(d, ()) if r != path), None)
+        if twin is not None:
+            out[path] = twin
+    return out
+
+
 # PortFacts.tested of a CMakeLists.txt that declares a project() of its own.
 CMAKE_PROJECT = "cmake:project"
 _PROJECT_CALL = lazy_regex(r"(?im)^[^\S\n]*project\s*\(")

@@ -74,14 +74,15 @@ _CALLEE_START = operator.attrgetter("callee.start_byte")
 
 def _declared(declarators: list[ts.Node]) -> list[ts.Node]:
     """Of declarations' declarators, the identifiers `(declaration declarator: (identifier))` and `(declaration
-    declarator: (pointer_declarator declarator: (identifier)))` would capture."""
+    declarator: (pointer_declarator declarator: (identifier)))` would capture, and the arrays' (`double umin[3];`,
+    `int *m[2][2] = {0};`: ludwig's host array `umin` is no call of CUDA's umin)."""
     out = []
     for d in declarators:
-        if d.type == "pointer_declarator":
+        if d.type == "init_declarator":
             d = d.child_by_field_name("declarator")
-            if d is None:
-                continue
-        if d.type == "identifier":
+        while d is not None and d.type in ("pointer_declarator", "array_declarator"):
+            d = d.child_by_field_name("declarator")
+        if d is not None and d.type == "identifier":
             out.append(d)
     return out
 
