@@ -287,11 +287,9 @@ def _match(base: Iterable[Finding], head: Iterable[Finding], renames: dict[str, 
     # The same code whose port status got worse (handled or cuda-only at the base, open at the head: a change that
     # only deletes or breaks the ROCm guard around it) is ROCm work the change adds: new, not unchanged.
     worse = {id(h) for b, h in (*pairs, *moved) if b.status is not Status.OPEN and h.status is Status.OPEN}
-    unchanged = sorted([h for _, h in pairs if id(h) not in worse] + [h for _, h in moved if id(h) not in worse]
-                       + [f for f in added if id(f) in followed])
-    reopened = sorted(h for _, h in (*pairs, *moved) if id(h) in worse)
-    return sorted(new + reopened), sorted(fixed), unchanged, reopened
-
+    unchanged = sorted([h for _, h in (*pairs, *moved) if id(h) not in worse] + [f for f in added if id(f) in followed])
+    status_worse = sorted(h for _, h in (*pairs, *moved) if id(h) in worse)
+    return sorted(new + status_worse), sorted(fixed), unchanged, status_worse
 
 
 # Pairs of one spot's fixed and new findings compared at most, per file and function: the similarity test is
@@ -411,32 +409,34 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
     from porter.portaware.scope import rocm_path_evidence
 
     whys: list[str | None] = []
+    keys: list[tuple[str, int] | None] = []  # each finding's own-file guard (_own_guard)
     guards: dict[tuple[str, int], None] = {}  # the (path, guard line) pairs to read, in order, once each
     # A directory is evidence too (a component's ROCm sibling, `tl_templates/hip/`): the change supplies it when it
     # adds or modifies a file anywhere under it.
     touched = {d + "/" for c in changed for d in _parents(c)}
     for f in new:
-        why = None
+        why, key = None, None
         if f.status is not Status.OPEN and f.handled_by:
             evidence = f.handled_by.rsplit(":", 1)[0]
             if f.handled_by == rocm_path_evidence(f.path):
                 why = "place"
             elif evidence != f.path and (evidence in changed or evidence in touched):
                 why = "evidence"
-            elif f.handled_by.startswith(f.path + ":") and f.handled_by[len(f.path) + 1:].isdigit() and read:
-                why = "check"
-                guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
+            elif (guard := _own_guard(f)) is not None and read:
+                why, key = "check", guard
+                guards[guard] = None
         whys.append(why)
+        keys.append(key)
     words: dict[tuple[str, int], set[str]] = {}
-    for f, why in zip(new, whys):
-        if why == "check" and f.handled_by and _short(f.function):
-            words.setdefault((f.path, int(f.handled_by[len(f.path) + 1:])), set()).add(_short(f.function))
+    for f, key in zip(new, keys):
+        if key is not None and _short(f.function):
+            words.setdefault(key, set()).add(_short(f.function))
     arms = _guard_arms(read, list(guards), budget or Budget(), {k: frozenset(v) for k, v in words.items()}
                        ) if guards and read else {}
     out, reopened = [], []
-    for f, why in zip(new, whys):
-        if why == "check":
-            found = arms.get((f.path, int(f.handled_by[len(f.path) + 1:]))) if arms and f.handled_by else None
+    for f, why, key in zip(new, whys, keys):
+        if key is not None:
+            found = arms.get(key) if arms else None
             group = found[0] if found is not None else None
             # An unread guard (its check ran out of budget: arms is None) is no evidence; a guard with code in
             # another arm leaves the status standing, unless the finding's own arm defines its function and no
@@ -475,17 +475,13 @@ def _unvouched(head: Iterable[Finding], read: Callable[[str], bytes | None] | No
     vouches for made open again, and those (--isolated, before matching: a guard the change renamed from
     `__HIP_PLATFORM_AMD__` to `__HIP_PLATFORM_AMDX__` around unchanged code must read as the guard removed).
     `vouch(name, path)`: whether the toolchain or the base revision defines or already used `name` (base_vouch)."""
-    guards: dict[tuple[str, int], None] = {}
-    for f in head:
-        if f.status is not Status.OPEN and f.handled_by and f.handled_by.startswith(f.path + ":") \
-                and f.handled_by[len(f.path) + 1:].isdigit():
-            guards[(f.path, int(f.handled_by[len(f.path) + 1:]))] = None
+    guards = {key: None for f in head if (key := _own_guard(f)) is not None}
     if not guards or read is None:
         return list(head), []
     arms = _guard_arms(read, list(guards), budget or Budget())
     out, reopened = [], []
     for f in head:
-        key = (f.path, _line(f.handled_by)) if (f.path, _line(f.handled_by)) in guards else None
+        key = _own_guard(f)
         found = arms.get(key) if arms is not None and key is not None else None
         # An unread guard (past its budget) vouches for nothing; a guard testing no ROCm name is left to _reopen.
         if key is not None and (arms is None or (found is not None and found[1]
@@ -498,9 +494,12 @@ def _unvouched(head: Iterable[Finding], read: Callable[[str], bytes | None] | No
     return out, reopened
 
 
-def _line(handled_by: str | None) -> int:
-    tail = (handled_by or "").rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else -1
+def _own_guard(f: Finding) -> tuple[str, int] | None:
+    """(path, line) of the guard in the finding's own file that handles it (`handled_by` "path:N"), or None."""
+    if f.status is Status.OPEN or not f.handled_by or not f.handled_by.startswith(f.path + ":"):
+        return None
+    line = f.handled_by[len(f.path) + 1:]
+    return (f.path, int(line)) if line.isdigit() else None
 
 
 # Names the HIP toolchain defines (hip-clang/hipcc, the HIP headers, PyTorch's extension builder: porter's
