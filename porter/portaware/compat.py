@@ -35,7 +35,6 @@ _alias = lazy_regex(r"^\s*(?:using\s+([A-Za-z_]\w*)\s*=\s*[\w:<>, ]+;|typedef\s+
 class CompatLayer:
     """Names mapped for ROCm: global ones (from headers) and per-file ones, each to the "path:line" mapping it."""
 
-    global_names: dict[str, str] = field(default_factory=dict)
     local_names: dict[str, dict[str, str]] = field(default_factory=dict)
     # per name, each header mapping it with the first "path:line" there, in the order added
     headers: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -45,7 +44,6 @@ class CompatLayer:
     def add(self, path: str, line: int, name: str) -> None:
         where = f"{path}:{line}"
         if PurePosixPath(path).suffix.lower() in HEADER_SUFFIXES:
-            self.global_names.setdefault(name, where)
             self.headers.setdefault(name, {}).setdefault(path, where)
         else:
             self.local_names.setdefault(path, {}).setdefault(name, where)
@@ -73,10 +71,10 @@ class CompatLayer:
         return None
 
     def __len__(self) -> int:
-        return len(self.global_names) + sum(len(v) for v in self.local_names.values())
+        return len(self.headers) + sum(len(v) for v in self.local_names.values())
 
     def __bool__(self) -> bool:  # asked for every finding: no count needed
-        return bool(self.global_names) or any(self.local_names.values())
+        return bool(self.headers) or any(self.local_names.values())
 
 
 def aliases(line_text: str) -> list[str]:
