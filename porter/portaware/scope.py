@@ -453,8 +453,7 @@ _MESON_ROCM = re.compile(r"(?:find_library|dependency)\s*\(\s*'(?:amdhip64|hip|h
 def meson_rocm_line(path: str, text: str) -> str | None:
     """"path:line" of the first line of a Meson file that builds for ROCm (_MESON_ROCM), or None."""
     for n, line in enumerate(text.split("\n"), 1):
-        code = line.split("#", 1)[0]
-        if _MESON_ROCM.search(code):
+        if _MESON_ROCM.search(_meson_code(line)):
             return f"{path}:{n}"
     return None
 
@@ -817,7 +816,7 @@ def meson_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
     ROCm test has arms."""
     parsed: list[tuple[int, str, str | tuple[Tri, Tri] | None]] = []
     for i, line in enumerate(text.split("\n")):
-        m = _MESON_COND.match(_MESON_STRING.sub(lambda q: q.group(0).replace("#", " "), line).split("#", 1)[0])
+        m = _MESON_COND.match(_meson_code(line))
         if m is None:
             continue
         kind, test = m.group(1), m.group(2)
@@ -828,6 +827,11 @@ def meson_conditional_regions(text: str) -> list[tuple[int, int, str, int]]:
         else:
             parsed.append((i + 1, "if" if kind == "if" else "else", _meson_test(test)))
     return _arm_regions(parsed)
+
+
+def _meson_code(line: str) -> str:
+    """A Meson line without its comment (a `#` inside a '...' string is no comment)."""
+    return _MESON_STRING.sub(lambda q: q.group(0).replace("#", " "), line).split("#", 1)[0]
 
 
 def _meson_test(test: str) -> str | None:

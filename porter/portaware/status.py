@@ -1217,8 +1217,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     rocm_side = [ev for _lang, ev in arms]
     rocm_files = sorted(p for p, fs in pm.file_side.items() if fs[1] == ROCM and fs[0] != COMPONENT)
     rocm_side += rocm_files
-    # porter reads no Meson arms: a meson.build that itself builds for ROCm (lc0's `hipblas` / `amdhip64` lookups and
-    # `-D__HIP_PLATFORM_AMD__` for its SYCL-on-AMD backend) is its own evidence, for its own nvcc variables
+    # Meson's vendor arms are regions (scope.meson_conditional_regions); outside them, a meson.build that itself
+    # builds for ROCm (lc0's `hipblas` / `amdhip64` lookups and `-D__HIP_PLATFORM_AMD__` for its SYCL-on-AMD backend)
+    # is its own evidence, for its own nvcc variables
     meson_rocm = {p: ev for p in sorted(with_findings) if p in files and files[p].language == "meson"
                   for data in [_read(source, files[p], limit, held)] if data is not None
                   for ev in [meson_rocm_line(p, data.decode("utf-8", "replace"))] if ev is not None}
