@@ -534,9 +534,7 @@ def lane_shift_in_32_bits(ctx, n: ts.Node, w: Walk) -> None:
 
 def _bounded_below_32(n: ts.Node, name: bytes) -> bool:
     """Whether the function around `n` sets `name` below 32 (`lane = threadIdx.x & 31`)."""
-    fn = n.parent
-    while fn is not None and fn.type != "function_definition":
-        fn = fn.parent
+    fn = _function_of(n)
     text = fn.text if fn is not None and fn.text is not None else n.text
     return re.search(rb"\b" + re.escape(name) + _BELOW_32, text) is not None
 
@@ -822,6 +820,7 @@ _STEP_OFFSETS = (b"32", b"16", b"8", b"4", b"2", b"1")
 
 
 def _function_of(n: ts.Node) -> ts.Node | None:
+    """The function definition around `n`, or None."""
     p = n.parent
     while p is not None and p.type != "function_definition":
         p = p.parent
