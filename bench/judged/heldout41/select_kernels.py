@@ -92,11 +92,13 @@ The fifth project (uDeviceX) was appended to projects.json after the first four 
 and before porter ran on any tree; one random.Random is shared in table order, so the first four draws are unchanged.
 heldout41 (issue 27, session 29) keeps heldout38's definitions (including its `#if 0` rule, Triton helper test and
 near-identical-copy rule), strata, exclusions and counts (8 per project, 4 short ones before the two strata) with seed
-3411 (set before the first run): four non-dual CUDA-only projects. One rule is taken from heldout39's script, before
+3411 (set before the first run): five non-dual CUDA-only projects. One rule is taken from heldout39's script, before
 the first listing: a definition whose kernel name, or whose whitespace-collapsed body, an earlier definition of the
 same project (sorted path order) already has is a copy and counts once (GPU-NTT writes its NTT kernels as 32-bit and
 64-bit overloads of one name). It prints the drawn list only (no verdicts), so a second judge can run it before
-judging.
+judging. The fifth project (PointRCNN) was appended to projects.json after the first listing and before any kernel was
+judged or porter run; one random.Random is shared in table order, so the first four draws are unchanged (the two
+listings were diffed).
 """
 from __future__ import annotations
 
