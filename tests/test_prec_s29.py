@@ -1,0 +1,72 @@
+"""CUDA-only precision (issue 27, session 29, helper prec): logical 32-lane groups read through file-scope constants,
+shuffle wrappers, launchers and guarded up-scans (DEV011). The annotated samples are fixtures/rules/DEV011-hardcoded-warp-
+width/wrapped_groups.cu and scan_groups.cu."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from porter.pipeline import scan
+from porter.settings import Settings
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures/prec_s29"
+
+
+def _dev011(tmp_path, text: str) -> list[int]:
+    (tmp_path / "k.cu").write_text(text)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    return sorted(f.line for f in result.findings if f.rule == "DEV011")
+
+
+# fast-transformers' causal_product_cuda.cu (heldout32): a file-scope constexpr lane count, an xor tree from it / 2
+# whose mask is a cast of -1, lanes counted by it, and a launcher sizing the block in its groups.
+GROUPS = (
+    "constexpr int THREADS_PER_WARP = 32;\n"                                                   # 1
+    "template <int WARPS>\n"
+    "__global__ void lmha(const float* in, float* out) {\n"
+    "  const int warp = threadIdx.x / THREADS_PER_WARP;\n"
+    "  const int lane = threadIdx.x %% THREADS_PER_WARP;\n"                                    # 5
+    "  float sum = in[threadIdx.x];\n"
+    "  for (int mask = THREADS_PER_WARP / 2; mask >= 1; mask /= 2)\n"
+    "    sum += __shfl_xor_sync(%s, sum, mask);\n"
+    "  if (lane == 0) out[blockIdx.x * WARPS + warp] = sum;\n"
+    "}\n"                                                                                      # 10
+    "template <int WARPS>\n"
+    "int launch(const float* in, float* out, int blocks) {\n"
+    "  lmha<WARPS><<<blocks, WARPS * THREADS_PER_WARP>>>(in, out);\n"
+    "  return %s;\n"
+    "}\n"
+)
+
+
+def test_a_file_scope_constant_of_logical_groups_and_its_launcher_are_closed(tmp_path):
+    assert _dev011(tmp_path, GROUPS % ("uint32_t(-1)", "0")) == []
+    assert _dev011(tmp_path, GROUPS % ("(unsigned)-1", "0")) == []
+
+
+def test_a_mask_built_from_the_lane_or_a_use_outside_a_launch_keeps_it_open(tmp_path):
+    # A mask from the lane in 32s names the wrong lanes in the upper half of a wave64 wavefront: the constant (line
+    # 1) stays an assumption. So it does when the host function uses it for more than the launch's block.
+    assert _dev011(tmp_path, GROUPS % ("15u << (lane & ~3)", "0")) == [1]
+    assert _dev011(tmp_path, GROUPS % ("uint32_t(-1)", "THREADS_PER_WARP")) == [1]
+
+
+def test_shuffle_wrappers_expand_at_their_calls():
+    from porter.match.kinds import code_device
+    from porter.source.parse import parse
+
+    text = (FIXTURE.parent / "rules/DEV011-hardcoded-warp-width/wrapped_groups.cu").read_bytes()
+    sf = parse("wrapped_groups.cu", "cuda", text)
+    wrappers = code_device._shuffle_wrappers(sf)
+    assert list(wrappers) == [b"WARP_SHFL_XOR"]
+    (params, calls), = wrappers[b"WARP_SHFL_XOR"]
+    assert params == [(b"value", None), (b"laneMask", None), (b"width", b"warpSize"), (b"mask", b"0xffffffff")]
+    assert calls == [b"__shfl_xor_sync(mask, value, laneMask, width)", b"__shfl_xor(value, laneMask, width)"]
+    assert code_device._expanded_shuffles(sf, b"v += WARP_SHFL_XOR(v, 1 << i, WARP_SIZE);") == [
+        b"__shfl_xor_sync(0xffffffff, v, 1 << i, WARP_SIZE)", b"__shfl_xor(v, 1 << i, WARP_SIZE)"]
+    assert code_device._expanded_shuffles(sf, b"v += WARP_SHFL_XOR(v, i);") == [
+        b"__shfl_xor_sync(0xffffffff, v, i, warpSize)", b"__shfl_xor(v, i, warpSize)"]
+    # a shuffle-named function the file does not define keeps CUDA's argument order; other names are no shuffle
+    assert code_device._named_shuffle(sf, b"shfl_up") == b"__shfl_up"
+    assert code_device._named_shuffle(sf, b"warp_shfl_down_sync") == b"__shfl_down_sync"
+    assert code_device._named_shuffle(sf, b"WARP_SHFL_XOR") is None  # defined here: read as the wrapper it is
+    assert code_device._named_shuffle(sf, b"shuffle_rows") is None
