@@ -1,6 +1,7 @@
 """CUDA-only precision (issue 27, session 29, helper prec): logical 32-lane groups read through file-scope constants,
-shuffle wrappers, launchers and guarded up-scans (DEV011). The annotated samples are fixtures/rules/DEV011-hardcoded-warp-
-width/wrapped_groups.cu and scan_groups.cu."""
+shuffle wrappers, launchers and guarded up-scans (DEV011), and the make fragment a Makefile includes (its language
+and its place in the build's closed source list). The annotated samples are fixtures/rules/DEV011-hardcoded-warp-
+width/wrapped_groups.cu and scan_groups.cu; fixtures/prec_s29 holds the make repository."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -70,3 +71,32 @@ def test_shuffle_wrappers_expand_at_their_calls():
     assert code_device._named_shuffle(sf, b"warp_shfl_down_sync") == b"__shfl_down_sync"
     assert code_device._named_shuffle(sf, b"WARP_SHFL_XOR") is None  # defined here: read as the wrapper it is
     assert code_device._named_shuffle(sf, b"shuffle_rows") is None
+
+
+def test_a_make_fragment_is_make_and_its_include_keeps_the_list_closed():
+    from porter.pipeline import run
+    from porter.source.discover import language_of
+
+    assert language_of("Makefile.inc") == "make" and language_of("config/makefile.inc") == "make"
+    assert language_of("kernels.inc") == "cuda" and language_of("Makefile.bkp") is None
+    result = run(FIXTURE / "makeinc", Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    got = sorted((f.rule, f.path, f.line, f.status.value) for f in result.findings if f.rule in ("DEV010", "DEV011"))
+    # Makefile.inc's make variable CUDA_VERSION (lines 3-4) is no C macro test; the stub no build names (the
+    # Makefile's list is closed: it includes only a make file of the repository) is cuda-only; kernels.cu is built.
+    assert got == [("DEV011", "src/kernels.cu", 1, "open"), ("DEV011", "src/stub.cu", 2, "cuda-only"),
+                   ("DEV011", "src/stub.cu", 4, "cuda-only")]
+    stub = next(k for k in result.kernels if k.name == "fold")
+    assert stub.verdict_on("mi300x").verdict == "ok"
+
+
+def test_an_include_through_a_variable_leaves_the_list_open(tmp_path):
+    import shutil
+
+    from porter.pipeline import run
+
+    shutil.copytree(FIXTURE / "makeinc", tmp_path / "r")
+    mk = tmp_path / "r/Makefile"
+    mk.write_text(mk.read_text().replace("include Makefile.inc", "CONF = .\ninclude $(CONF)/Makefile.inc"))
+    result = run(tmp_path / "r", Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    got = sorted((f.path, f.line, f.status.value) for f in result.findings if f.rule == "DEV011")
+    assert got == [("src/kernels.cu", 1, "open"), ("src/stub.cu", 2, "open"), ("src/stub.cu", 4, "open")]

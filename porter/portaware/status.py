@@ -1683,6 +1683,8 @@ _MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|
 _MAKE_OPEN = lazy_regex(r"(?m)\$[({]wildcard\s[^)}\n]*(?:\.(?:cu|cpp|cc|cxx|c|C|hip)\b|\*\s*[)}])"
                         r"|\$[({]shell\s+(?:find|ls)\b|\*\.(?:cu|cpp|cc|cxx|c|hip)\b|^[^\S\n]*%\s*:[^=\n]*%\."
                         r"|^[^\S\n]*-?s?include\s")
+# An include line of a Makefile and what it names (`include Makefile.inc`, `-include config.mk`).
+_MAKE_INCLUDE = lazy_regex(r"(?m)^[^\S\n]*-?s?include[^\S\n]+([^\n#]*)")
 # A shell script's command that compiles or configures a build of its own (not `make`, whose Makefile is read; an
 # assignment `export APP_CUDA=nvcc` is no command).
 _SHELL_COMPILE = lazy_regex(rb"(?m)(?:^|[;&|(`]|\$\()[^\S\n]*(?:[\w./-]*/)?(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|"
@@ -1690,11 +1692,14 @@ _SHELL_COMPILE = lazy_regex(rb"(?m)(?:^|[;&|(`]|\$\()[^\S\n]*(?:[\w./-]*/)?(?:nv
 _DIR_WORD = lazy_regex(r"(?:-I|-L)?((?:\.\.?/)*[\w.-]+(?:/[\w.-]+)*/?)")
 
 
-def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[str], bool]:
+def _make_reading(path: str, text: str, dirs: set[str],
+                  makes: frozenset[str] = frozenset()) -> tuple[set[str], set[str], bool]:
     """What one Makefile says it compiles: the stems of the sources and objects it names, the directories its scope
     covers (its own directory itself, not the folders below it, and the trees of every existing directory its text
     names relative to it: `SRC_DIR = ../src`, `VPATH`, `-I`), and whether its list is open-ended (_MAKE_OPEN: then
-    every file in its scope may be built). A scope entry ending in "\0" is that one directory alone."""
+    every file in its scope may be built). A scope entry ending in "\0" is that one directory alone. An include of
+    make files that are all in `makes` (the repository's, each read as a Makefile of its own: peasoup's `include
+    Makefile.inc`, its toolchain and flags) leaves the list closed."""
     here = posixpath.dirname(path)
     stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
     scope = {here + "\0"}
@@ -1709,7 +1714,18 @@ def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[s
         # (the root only for a Makefile there: `./`, `../` name where a command runs, not what it compiles)
         if d != "." and d in dirs:
             scope.add(d)
-    return stems, scope, bool(_MAKE_OPEN().search(text))
+    open_ended = any(not _read_include(m, here, makes) for m in _MAKE_OPEN().finditer(text))
+    return stems, scope, open_ended
+
+
+def _read_include(m: re.Match[str], here: str, makes: frozenset[str]) -> bool:
+    """Whether an open-ended match of _MAKE_OPEN is an include line naming only make files of `makes` by plain
+    paths (no variable), relative to the including Makefile's directory."""
+    inc = _MAKE_INCLUDE().match(m.string, m.string.rfind("\n", 0, m.start()) + 1)
+    if inc is None or inc.start() != m.start():
+        return False
+    words = inc.group(1).split()
+    return bool(words) and all("$" not in w and posixpath.normpath(posixpath.join(here, w)) in makes for w in words)
 
 
 def _in_scope(path: str, scope: set[str]) -> bool:
@@ -1786,7 +1802,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
             data = read(files[m])
             if data is None:
                 return {}
-            named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders)
+            named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders, frozenset(makes))
             if open_ended or not named:
                 open_scopes |= scope
             stems |= named
