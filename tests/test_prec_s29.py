@@ -100,3 +100,63 @@ def test_an_include_through_a_variable_leaves_the_list_open(tmp_path):
     result = run(tmp_path / "r", Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
     got = sorted((f.path, f.line, f.status.value) for f in result.findings if f.rule == "DEV011")
     assert got == [("src/kernels.cu", 1, "open"), ("src/stub.cu", 2, "open"), ("src/stub.cu", 4, "open")]
+
+
+def _deadarm(root: Path):
+    from porter.pipeline import run
+
+    result = run(root, Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    kernels = {k.name: (k.verdict_on("mi300x").verdict, tuple(d.id for d in k.verdict_on("mi300x").details))
+               for k in result.kernels}
+    found = sorted((f.rule, f.line, f.status.value) for f in result.findings
+                   if f.path == "inc/spgemm.hpp" and f.rule in ("KRN001", "DEV002"))
+    return kernels, found
+
+
+def test_a_header_template_launched_only_in_an_arm_its_own_define_rules_out_is_never_instantiated():
+    # nsparse's HashSpGEMM_volta.hpp (heldout38): `#define ORIGINAL_HASH` inside the include guard, hash_large
+    # launched only in the `#else` of `#ifdef ORIGINAL_HASH`. Its verdict is ok (never instantiated) and the lines of
+    # its body (KRN001 at 15, the 32-bit mask of DEV002 at 17) are cuda-only; hash_small, launched, stays open.
+    from porter.kernels.verdicts import NEVER_INSTANTIATED_DEAD_WHY
+
+    kernels, found = _deadarm(FIXTURE / "deadarm")
+    assert kernels == {"hash_small": ("ok", ()), "hash_large": ("ok", ("never-instantiated",))}
+    from porter.pipeline import run
+
+    result = run(FIXTURE / "deadarm", Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    idle = next(k for k in result.kernels if k.name == "hash_large").verdict_on("mi300x")
+    assert [d.message for d in idle.details] == [NEVER_INSTANTIATED_DEAD_WHY]
+    assert NEVER_INSTANTIATED_DEAD_WHY.startswith("a template kernel its file names only in arms no build compiles")
+    assert found == [("DEV002", 17, "cuda-only"), ("KRN001", 10, "open"), ("KRN001", 15, "cuda-only")]
+
+
+def test_without_the_define_or_with_a_live_launch_elsewhere_it_is_instantiated(tmp_path):
+    import shutil
+
+    shutil.copytree(FIXTURE / "deadarm", tmp_path / "a")
+    h = tmp_path / "a/inc/spgemm.hpp"
+    h.write_text(h.read_text().replace("#define ORIGINAL_HASH\n", "// ORIGINAL_HASH left undefined\n"))
+    kernels, found = _deadarm(tmp_path / "a")
+    assert kernels["hash_large"] == ("fix", ("wave64-full-mask",))
+    assert found == [("DEV002", 17, "open"), ("KRN001", 10, "open"), ("KRN001", 15, "open")]
+    shutil.copytree(FIXTURE / "deadarm", tmp_path / "b")
+    m = tmp_path / "b/src/main.cu"
+    m.write_text(m.read_text().replace("  return 0;", "  hash_large<float><<<1, 256>>>(in, out);\n  return 0;"))
+    assert _deadarm(tmp_path / "b")[0]["hash_large"] == ("fix", ("wave64-full-mask",))
+
+
+def test_the_include_guard_and_the_defines_inside_it():
+    from porter.source import preprocessor
+    from porter.source.parse import parse
+
+    data = (FIXTURE / "deadarm/inc/spgemm.hpp").read_bytes()
+    pre = preprocessor.preprocessed(parse("spgemm.hpp", "cuda", data))
+    guard = preprocessor.include_guard(pre)
+    assert guard is not None and (guard.arms[0].line, guard.endif) == (3, 30)
+    assert preprocessor.file_switches(pre, data, bare=True) == {
+        "SPGEMM_HPP": ("defined", 4), "TABLE_SIZE": (512, 6), "ORIGINAL_HASH": ("defined", 7)}
+    assert preprocessor.switch_dead_spans(pre, data, bare=True) == ((26, 26),)
+    # a first group with an #else is no guard, nor is one whose #endif is not the file's last directive
+    for text in (b"#ifndef G\n#define G\n#define ON 1\n#else\n#endif\n",
+                 b"#ifndef G\n#define G\n#define ON 1\n#endif\n#if ON\n#endif\n"):
+        assert preprocessor.include_guard(preprocessor.preprocessed(parse("g.h", "cuda", text))) is None

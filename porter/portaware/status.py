@@ -35,7 +35,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    the ROCm build compiles, stays open: the ROCm side shares the gap (shared_by_counterpart: Cycles' optix/compat.h
    tex2D, whose hiprt/ counterpart includes hip/compat.h with the same tex2D);
 4b. a file no build compiles (unbuilt_sources: every build is a torch-extension setup.py or a Makefile with closed
-   source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok;
+   source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok; so is
+   a line inside a template kernel nothing instantiates (in_uninstantiated_kernels);
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
    only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
    _cmake_cuda_definitions) → handled, by that `#if` - unless the fork's ROCm-named arms hold no code (only
@@ -2039,6 +2040,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         findings = optional_libraries(findings, pm.off_packages)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
+    findings = in_uninstantiated_kernels(findings, result.kernels)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
@@ -2091,6 +2093,29 @@ def _recount(ka: KernelAnalysisSummary, kernels: list[Kernel]) -> KernelAnalysis
 
     return dataclasses.replace(ka, verdicts=counted(Status.OPEN), handled=counted(Status.HANDLED),
                                cuda_only=counted(Status.CUDA_ONLY))
+
+
+def in_uninstantiated_kernels(findings: tuple[Finding, ...], kernels: Iterable[Kernel]) -> tuple[Finding, ...]:
+    """Open findings inside a template kernel nothing instantiates (every verdict of it is the never-instantiated
+    check: porter.kernels.verdicts.uninstantiated) are cuda-only: neither nvcc nor hip-clang compiles its body, so
+    its lines are no port work, shown and never open (nsparse's `__shfl_xor_sync` in hash_symbolic_gl2, whose only
+    launch sits in an arm its header's own `#define` rules out), as a file no build compiles is (rule 4b)."""
+    from porter.kernels.verdicts import NEVER_INSTANTIATED
+
+    idle: dict[str, list[tuple[int, int, str]]] = {}
+    for k in kernels:
+        if k.verdicts and all(len(v.details) == 1 and v.details[0].id == NEVER_INSTANTIATED for v in k.verdicts):
+            idle.setdefault(k.path, []).append((k.line, k.end_line, k.name))
+    if not idle:
+        return findings
+    out = []
+    for f in findings:
+        spans = idle.get(f.path) if f.status is Status.OPEN else None
+        name = next((n for a, b, n in spans if a <= f.line <= b), None) if spans else None
+        if name is not None:
+            f = dataclasses.replace(f, status=Status.CUDA_ONLY, handled_by=f"{f.path}: {name} is never instantiated")
+        out.append(f)
+    return tuple(out)
 
 
 def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
