@@ -148,8 +148,36 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     key = (fn.start_byte, fn.end_byte, fn.name)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _tile32_only(sf, fn) or _shuffles_in_32s(sf, fn)
+        found = memo[key] = _tile32_only(sf, fn) or _shuffles_in_32s(sf, fn) or _in_32_thread_blocks(sf, fn, 3)
     return found
+
+
+# A kernel's own statement that its block is 32 threads wide: `assert(blockDim.x == warp_size);`.
+_BLOCK_OF_32 = re.compile(rb"\bassert\s*\(\s*blockDim\s*\.\s*x\s*==\s*([A-Za-z_]\w*|\d+)\s*\)")
+
+
+# A y or z thread index, or block extent other than in a test that it is 1 (`assert(blockDim.z == 1);`).
+_Y_INDEX = re.compile(rb"\bthreadIdx\s*\.\s*[yz]\b|\bblockDim\s*\.\s*[yz]\b(?!\s*==\s*1\b)")
+
+
+def _in_32_thread_blocks(sf: SourceFile, fn, depth: int) -> bool:
+    """Whether `fn` runs only in blocks of 32 threads: it asserts `blockDim.x == 32` (or a name of 32), or every
+    same-file function calling it does (three calls up), and none of them reads a y or z thread index. Such a block
+    fills lanes 0-31 of one wave64 wavefront, whose other lanes belong to no thread of it, so any lane it names in
+    32s, and any shuffle source, is one of its own
+    (GenomeWorks' hirschberg_myers, `assert(blockDim.x == warp_size)` over a min-reduction 16..1, launched with
+    `dim3 threads(warp_size, 1, 1)`)."""
+    body = sf.code[fn.start_byte:fn.end_byte]
+    if _Y_INDEX.search(body):
+        return False  # rows of a 2-D block: the next row fills lanes 32-63 of the wavefront
+    if any(_is_32(sf, m.group(1)) for m in _BLOCK_OF_32.finditer(body)):
+        return True
+    if depth == 0:
+        return False
+    name = fn.name.rsplit("::", 1)[-1].encode()
+    call = re.compile(rb"\b" + re.escape(name) + rb"\s*(?:<[^;(){}]*>)?\s*\(")
+    callers = [f for f in sf.functions if f is not fn and call.search(sf.code, f.start_byte, f.end_byte)]
+    return bool(callers) and all(_in_32_thread_blocks(sf, f, depth - 1) for f in callers)
 
 
 # A cooperative-groups tile of 32 threads: `cg::tiled_partition<32>(block)`, `cg::thread_block_tile<32> warp`.
@@ -279,13 +307,21 @@ _LAUNCH = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;{}]*?>)?\s*<<<([^;{}]*?)>>>")
 
 def _launches_only(sf: SourceFile, fn, name: re.Pattern[bytes], kernels: set[str]) -> bool:
     """Whether `fn` is host code whose every use of `name` lies in the configuration of a launch of one of
-    `kernels`."""
+    `kernels`, or in the extents of a dim3 such a launch passes."""
     if fn.is_kernel or fn.is_device:
         return False
     spans = [(m.start(2), m.end(2)) for m in _LAUNCH.finditer(sf.code, fn.start_byte, fn.end_byte)
              if m.group(1).decode("latin-1") in kernels]
+    # ... or in a dim3 such a launch passes (`const dim3 threads(warp_size, 1, 1);` ... `<<<n, threads>>>`)
+    passed = {w for lo, hi in spans for w in re.findall(rb"[A-Za-z_]\w*", sf.code[lo:hi])}
+    spans += [(m.start(2), m.end(2)) for m in _DIM3.finditer(sf.code, fn.start_byte, fn.end_byte)
+              if m.group(1) in passed]
     return bool(spans) and all(any(lo <= u.start() < hi for lo, hi in spans)
                                for u in name.finditer(sf.code, fn.start_byte, fn.end_byte))
+
+
+# A dim3 declared with its extents: `dim3 block(32, 4)`, `const dim3 threads{warp_size, 1, 1}`.
+_DIM3 = re.compile(rb"\bdim3\s+([A-Za-z_]\w*)\s*[({]([^;{}]*)[)}]\s*;")
 
 
 def _logical_macro(sf: SourceFile, start: int) -> bool:
