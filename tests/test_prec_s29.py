@@ -160,3 +160,16 @@ def test_the_include_guard_and_the_defines_inside_it():
     for text in (b"#ifndef G\n#define G\n#define ON 1\n#else\n#endif\n",
                  b"#ifndef G\n#define G\n#define ON 1\n#endif\n#if ON\n#endif\n"):
         assert preprocessor.include_guard(preprocessor.preprocessed(parse("g.h", "cuda", text))) is None
+
+
+def test_a_library_looked_up_in_the_jetson_multimedia_paths_is_info():
+    # libfreenect2's FindTegraJPEG.cmake (heldout32): `FIND_LIBRARY(... NAMES nvjpeg ... PATH_SUFFIXES tegra)` finds
+    # Jetson Linux's libjpeg-8b codec, not CUDA's nvJPEG: info with data jetson_only, at the name and its DOC line.
+    # nvJPEG looked up in the CUDA toolkit's directory (CMakeLists.txt line 5) stays medium.
+    from porter.pipeline import run
+
+    result = run(FIXTURE / "jetson", Settings(jobs=1, cache_dir=None, targets=("mi300x",))).result
+    got = sorted((f.path, f.line, f.severity.name, "jetson_only" in dict(f.data or ()))
+                 for f in result.findings if f.rule == "LIB005")
+    assert got == [("CMakeLists.txt", 5, "MEDIUM", False), ("cmake/FindTegraJPEG.cmake", 9, "INFO", True),
+                   ("cmake/FindTegraJPEG.cmake", 10, "INFO", True)]
