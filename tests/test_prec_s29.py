@@ -173,3 +173,24 @@ def test_a_library_looked_up_in_the_jetson_multimedia_paths_is_info():
                  for f in result.findings if f.rule == "LIB005")
     assert got == [("CMakeLists.txt", 5, "MEDIUM", False), ("cmake/FindTegraJPEG.cmake", 9, "INFO", True),
                    ("cmake/FindTegraJPEG.cmake", 10, "INFO", True)]
+
+
+def test_a_texture_read_behind_a_device_layer_macro_reaches_the_kernel():
+    # uDeviceX (heldout38): the wall force kernel samples the SDF through sdf/dev.h's helper, whose
+    # `Ttex3D(float, t, x, y, z)` is d/cuda/ker.h's macro for tex3D<T>(...): no image instructions on gfx942, gfx950
+    # and gfx1250 (fix, at the helper call on line 8). The CPU layer's Ttex3D and the arithmetic Tscale are no texture.
+    from porter.kernels.asm_macros import asm_macro_helpers
+    from porter.pipeline import run
+    from porter.source.parse import parse
+
+    targets = ("mi300x", "mi355x", "mi455x")
+    result = run(FIXTURE / "texmacro", Settings(jobs=1, cache_dir=None, targets=targets)).result
+    got = {k.name: {t: (v.verdict, tuple((d.id, d.lines) for d in v.details)) for t in targets
+                    for v in [k.verdict_on(t)]} for k in result.kernels}
+    assert got == {"force": {t: ("fix", (("image-instructions", (8,)),)) for t in targets},
+                   "scale": {t: ("ok", ()) for t in targets}}
+    for layer, names in (("cuda", [("Ttex3D", 2), ("Tfetch", 3)]), ("cpu", [])):
+        path = FIXTURE / "texmacro/d" / layer / "ker.h"
+        helpers = asm_macro_helpers(parse(f"d/{layer}/ker.h", "cuda", path.read_bytes()))
+        assert [(h.name, h.line) for h in helpers] == names
+        assert all(h.facts is not None and h.facts.clang_differs == (("image-instructions", h.line),) for h in helpers)
