@@ -401,24 +401,34 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
             indexed_block=indexed_block(fn.node.child_by_field_name("body"), env, self.nodes),
             skipped_arms=self._skipped_arms([(fn.start_line, fn.end_line)]
                                             + [(f.start_line, f.end_line) for f in device_fns]),
-            named_outside=self._named_outside(kernel) if kernel.is_template else True,
+            named_outside=self._named_outside(kernel)[0] if kernel.is_template else True,
+            named_dead=self._named_outside(kernel)[1] if kernel.is_template else False,
         )
 
-    def _named_outside(self, kernel: Kernel) -> bool:
+    def _named_outside(self, kernel: Kernel) -> tuple[bool, bool]:
         """Whether the kernel's name is a code token of its file outside its definition (kernel.line ..
         end_line) on a line some build compiles: not in `#if 0` (preprocessor dead lines) nor in an arm the file's
-        own defines rule out (switch_dead_spans, bare defines included), as syntax.launches reads them."""
+        own defines rule out (switch_dead_spans, bare defines included), as syntax.launches reads them; and whether
+        it is such a token only on lines no build compiles (KernelFacts.named_dead)."""
         from porter.source import preprocessor
 
+        key = (kernel.name, kernel.line)
+        memo = self.sf.cache.setdefault("facts.named_outside", {})
+        if key in memo:
+            return memo[key]
         sf = self.sf
         offsets = sf.tokens().get(kernel.name.encode(), [])
         lines = [sf.position(o)[0] for o in offsets]
         lines = [l for l in lines if not kernel.line <= l <= kernel.end_line]
         if not lines or not preprocessor.may_hold_directives(sf.data):
-            return bool(lines)
-        pre = preprocessor.preprocessed(sf)
-        spans = preprocessor.switch_dead_spans(pre, sf.data, bare=True)
-        return any(l not in pre.dead and not any(a <= l <= b for a, b in spans) for l in lines)
+            got = (bool(lines), False)
+        else:
+            pre = preprocessor.preprocessed(sf)
+            spans = preprocessor.switch_dead_spans(pre, sf.data, bare=True)
+            live = any(l not in pre.dead and not any(a <= l <= b for a, b in spans) for l in lines)
+            got = (live, not live)
+        memo[key] = got
+        return got
 
     def _skipped_arms(self, spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
         """The toolkit_fallback arms that overlap `spans` (the kernel and its same-file callees; an arm may hold the

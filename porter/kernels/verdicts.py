@@ -543,6 +543,9 @@ def with_warpsize_aliases(k: Kernel, facts: KernelFacts, aliases: dict[str, tupl
 NEVER_INSTANTIATED = "never-instantiated"
 NEVER_INSTANTIATED_WHY = ("a template kernel that no launch in the repository names, no call passes and no other file "
                           "includes: never instantiated, so neither nvcc nor hip-clang compiles its body")
+NEVER_INSTANTIATED_DEAD_WHY = ("a template kernel its file names only in arms no build compiles (the file's own "
+                               "#define rules them out) and that no other launch names or call passes: never "
+                               "instantiated, so neither nvcc nor hip-clang compiles its body")
 
 
 def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: Iterable[Any]) -> frozenset[tuple[str, int]]:
@@ -553,8 +556,15 @@ def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: It
     function: porter.kernels.launchers), and its name nowhere else in its file's compiled code (KernelFacts.
     named_outside: `auto kernel = k<64, 128>;` handed to a generic launcher, heldout23's RL-Kernel; an explicit
     instantiation)."""
+    # ... and a template kernel of a header that its own file names only on lines no build compiles
+    # (KernelFacts.named_dead: nsparse's hash_symbolic_gl2, whose one launch sits in the `#else` of `#ifdef
+    # ORIGINAL_HASH` under the header's own `#define ORIGINAL_HASH`): the header is where the project instantiates
+    # it, and it no longer does; a launch or a passed name anywhere else still instantiates it.
+    dead_named = [k for k in kernels if k.is_template and k.language == "cuda" and k.facts is not None
+                  and k.facts.named_dead and not k.facts.named_outside
+                  and PurePosixPath(k.path).suffix.lower() in HEADER_SUFFIXES]
     templates = [k for k in kernels if k.is_template and k.language == "cuda"
-                 and PurePosixPath(k.path).suffix.lower() not in HEADER_SUFFIXES]
+                 and PurePosixPath(k.path).suffix.lower() not in HEADER_SUFFIXES] + dead_named
     if not templates:
         return frozenset()
     files = list(files)
@@ -567,8 +577,12 @@ def uninstantiated(kernels: Iterable[Kernel], launches: Iterable[Any], files: It
     paths = frozenset(f.path for f in files)
     included = {resolve_include(f.path, h, q, paths) for f in files for h, q in f.includes}
     idle = []
+    dead_ids = {id(k) for k in dead_named}
     for k in templates:
-        if (k.name in launched or k.name in passed or k.path in included or k.path not in launching
+        if id(k) in dead_ids:
+            if k.name in launched or k.name in passed:
+                continue
+        elif (k.name in launched or k.name in passed or k.path in included or k.path not in launching
                 or k.facts is None or k.facts.named_outside):
             continue
         idle.append((k.path, k.line))
@@ -676,8 +690,10 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
                            shims, uses, launch_sites.get((k.path, k.line, k.name), ()), marked)
         if (k.path, k.line) in idle:
             # what would need work is never compiled; an ok verdict keeps its own (empty) reasons
+            header = PurePosixPath(k.path).suffix.lower() in HEADER_SUFFIXES
+            why = NEVER_INSTANTIATED_DEAD_WHY if header else NEVER_INSTANTIATED_WHY
             per = tuple(v if v.verdict == "ok" else TargetVerdict(
-                v.target, "ok", (CheckResult(NEVER_INSTANTIATED, "ok", NEVER_INSTANTIATED_WHY),)) for v in per)
+                v.target, "ok", (CheckResult(NEVER_INSTANTIATED, "ok", why),)) for v in per)
         for v in per:
             counts[v.target][v.verdict] += 1
         updated.append(dataclasses.replace(k, facts=facts, verdicts=per))

@@ -19,7 +19,8 @@ comments use):
   own definition of a CUDA name (a `#define`, or a function: 5v).
 - porter.match.refine_build, CMake, Make and shell: 2b copies of CMake's own CUDA modules; 5 message() and option()
   text; 4a NVTX if() blocks; 4c Windows-only blocks; 4f ndk-build (Android) files; 4g blocks of OFF options that only
-  set variables; 4d blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 5i
+  set variables; 4d blocks only a 64-bit Arm host takes; 5k architectures set OFF; 5j QUIET find_package probes; 4h
+  libraries looked up in the Jetson multimedia API's paths; 5i
   one architecture choice per if() chain; 5f flags removed or only tested (`IN_LIST`, `REMOVE_ITEM`,
   `$(filter-out ...)`); 5g inspection tools; 5t nvcc spellings in a CUDA-language generator-expression arm beside a
   plain arm HIP takes.
@@ -50,7 +51,8 @@ from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTO
                                        cmake_opt_in_blocks, OPT_IN_WORD as _OPT_IN_WORD,
                                        cmake_windows_blocks, filtered_out, inspector_argument, ndk_build,
                                        NDK_BUILD_FILES, no_architecture,
-                                       paired_language, quiet_probe, same_choice, without_prose)
+                                       paired_language, quiet_probe, same_choice, without_prose,
+                                       JETSON_WORD as _JETSON_WORD, jetson_search)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
                                             legacy_capability, probe_keeper, probe_kept, report_only)
 from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
@@ -200,6 +202,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [no_architecture(f, sf) for f in findings]
     if findings and sf.language == "cmake" and b"QUIET" in sf.code.upper():
         findings = [quiet_probe(f, sf) for f in findings]
+    if findings and sf.language == "cmake" and _JETSON_WORD.search(sf.code):
+        findings = [jetson_search(f, sf) for f in findings]
     if sum(f.rule in SAME_CHOICE_RULES for f in findings) > 1 and sf.language == "cmake":
         findings = same_choice(findings, sf)
     if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):

@@ -1,7 +1,8 @@
 """The refine steps for build files (CMake, Make, shell): text only shown to a person, flags a build removes or only
 tests for, arguments of NVIDIA inspection tools, NVTX profiling, Windows-only and Arm-host-only blocks, copies of
 CMake's own CUDA modules, architectures set OFF, one architecture choice per if() chain, QUIET find_package
-probes, and nvcc spellings in a CUDA-language arm beside a plain arm. porter.match.refine runs them.
+probes, libraries looked up in the Jetson multimedia API's paths, and nvcc spellings in a CUDA-language arm beside
+a plain arm. porter.match.refine runs them.
 
 4a. Profiling instrumentation: a finding inside a positive `#if` arm or CMake `if()` block whose condition names an
    NVTX switch (`#if defined(GOMC_NVTX_ENABLED)`, `if(USE_NVTX)`) is in a build the user opts into for Nsight
@@ -34,6 +35,10 @@ probes, and nvcc spellings in a CUDA-language arm beside a plain arm. porter.mat
    (data `probe`); the arms that use its answer are reported where they use it.
 5k. CMake: `set(CMAKE_CUDA_ARCHITECTURES OFF)` (BLD003), and the if() whose block only does that, name no GPU:
    info (data `no_architecture`).
+4h. CMake: a library finding inside a find_library()/find_path() whose search paths or suffixes name the Jetson
+   multimedia API (`PATH_SUFFIXES tegra`, `/usr/src/tegra_multimedia_api`, `jetson_multimedia_api`) looks for the
+   library a Jetson board ships (Jetson Linux's libnvjpeg is a libjpeg-8b hardware codec, not the CUDA toolkit's
+   nvJPEG), a build ROCm never makes: info (data `jetson_only`).
 5t. CMake: an nvcc spelling (BLD004) in a `$<COMPILE_LANGUAGE:CUDA>` arm whose command gives every other language the
    plain flags (a `$<NOT:$<COMPILE_LANGUAGE:CUDA>>` arm, or a bare `-Xcompiler` prefix before a flag all get), or on
    a function variable read only in such arms, never reaches a HIP-language compile: info (data `language_pair`).
@@ -356,6 +361,30 @@ def quiet_probe(f: Draft, sf: SourceFile) -> Draft:
                                             "configure goes on; what uses the answer is reported where it is used")
             return f
     return f
+
+
+# 4h. Jetson Linux installs its multimedia API's libraries under the tegra library directory and the API under
+# /usr/src/jetson_multimedia_api (formerly tegra_multimedia_api; https://docs.nvidia.com/jetson/l4t-multimedia/);
+# its libnvjpeg is the libjpeg-8b-compatible hardware JPEG codec of the board (libfreenect2's FindTegraJPEG.cmake:
+# `FIND_LIBRARY(TegraJPEG_LIBRARIES NAMES nvjpeg PATH_SUFFIXES tegra)`). No x86-64 host, so no ROCm host, has it.
+JETSON_SEARCH_RULES = frozenset({"LIB001", "LIB002", "LIB003", "LIB004", "LIB005", "LIB006", "LIB007", "LIB008"})
+JETSON_WORD = re.compile(rb"(?i)\b(?:tegra|tegra_multimedia_api|jetson_multimedia_api)\b")
+_FIND_COMMAND = re.compile(rb"(?i)[ \t]*find_(?:library|path|file)[ \t]*\(")
+_JETSON_PATHS = re.compile(rb"(?i)\b(?:PATHS|HINTS|PATH_SUFFIXES)\b[^)]*?(?:\btegra\b|tegra_multimedia_api|"
+                           rb"jetson_multimedia_api)")
+
+
+def jetson_search(f: Draft, sf: SourceFile) -> Draft:
+    """A library finding inside a find_library()/find_path()/find_file() call that searches the Jetson multimedia
+    API's paths: info (step 4h)."""
+    if f.rule not in JETSON_SEARCH_RULES or f.severity <= Severity.INFO or f.line > len(sf.line_starts):
+        return f
+    at = sf.line_starts[f.line - 1] + f.column - 1
+    start, end = _command_span(sf.code, at)
+    if not start <= at < end or not _FIND_COMMAND.match(sf.code, start) or not _JETSON_PATHS.search(sf.code, start, end):
+        return f
+    return _as_info(f, "jetson_only", "looked up in the Jetson multimedia API's paths: the library a Jetson board "
+                                      "ships, a build ROCm (x86-64 hosts) never makes")
 
 
 # 5t. CMake: an nvcc spelling that HIP-language sources never get. A flag inside a `$<$<COMPILE_LANGUAGE:CUDA>:...>`

@@ -668,6 +668,10 @@ class KernelFacts:
     # kernel besides the launches porter records (porter.kernels.verdicts.uninstantiated). True when not measured;
     # not serialised.
     named_outside: bool = True
+    # Whether, besides, the name does appear outside the definition in its file, but only on lines no build compiles
+    # (a launch in an `#else` arm the file's own `#define` rules out: nsparse's hash_symbolic_gl2): the file is where
+    # the project instantiates it, and it no longer does. False when not measured; not serialised.
+    named_dead: bool = False
 
     def merged(self) -> KernelFacts:
         """The facts with those of the helpers in other files added (at the kernel-file line of each call), which

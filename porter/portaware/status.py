@@ -35,7 +35,8 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    the ROCm build compiles, stays open: the ROCm side shares the gap (shared_by_counterpart: Cycles' optix/compat.h
    tex2D, whose hiprt/ counterpart includes hip/compat.h with the same tex2D);
 4b. a file no build compiles (unbuilt_sources: every build is a torch-extension setup.py or a Makefile with closed
-   source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok;
+   source/object lists, and neither they nor the files they compile include it) → cuda-only, its kernels ok; so is
+   a line inside a template kernel nothing instantiates (in_uninstantiated_kernels);
 5. a line in a preprocessor arm only one build compiles (porter.source.preprocessor; a macro the CMake build defines
    only in CUDA arms, or named as a CUDA-build switch for an NVIDIA-only library, counts as the CUDA build's:
    _cmake_cuda_definitions) → handled, by that `#if` - unless the fork's ROCm-named arms hold no code (only
@@ -1683,6 +1684,8 @@ _MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|
 _MAKE_OPEN = lazy_regex(r"(?m)\$[({]wildcard\s[^)}\n]*(?:\.(?:cu|cpp|cc|cxx|c|C|hip)\b|\*\s*[)}])"
                         r"|\$[({]shell\s+(?:find|ls)\b|\*\.(?:cu|cpp|cc|cxx|c|hip)\b|^[^\S\n]*%\s*:[^=\n]*%\."
                         r"|^[^\S\n]*-?s?include\s")
+# An include line of a Makefile and what it names (`include Makefile.inc`, `-include config.mk`).
+_MAKE_INCLUDE = lazy_regex(r"(?m)^[^\S\n]*-?s?include[^\S\n]+([^\n#]*)")
 # A shell script's command that compiles or configures a build of its own (not `make`, whose Makefile is read; an
 # assignment `export APP_CUDA=nvcc` is no command).
 _SHELL_COMPILE = lazy_regex(rb"(?m)(?:^|[;&|(`]|\$\()[^\S\n]*(?:[\w./-]*/)?(?:nvcc|hipcc|clang\+\+|clang|g\+\+|gcc|c\+\+|"
@@ -1690,11 +1693,14 @@ _SHELL_COMPILE = lazy_regex(rb"(?m)(?:^|[;&|(`]|\$\()[^\S\n]*(?:[\w./-]*/)?(?:nv
 _DIR_WORD = lazy_regex(r"(?:-I|-L)?((?:\.\.?/)*[\w.-]+(?:/[\w.-]+)*/?)")
 
 
-def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[str], bool]:
+def _make_reading(path: str, text: str, dirs: set[str],
+                  makes: frozenset[str] = frozenset()) -> tuple[set[str], set[str], bool]:
     """What one Makefile says it compiles: the stems of the sources and objects it names, the directories its scope
     covers (its own directory itself, not the folders below it, and the trees of every existing directory its text
     names relative to it: `SRC_DIR = ../src`, `VPATH`, `-I`), and whether its list is open-ended (_MAKE_OPEN: then
-    every file in its scope may be built). A scope entry ending in "\0" is that one directory alone."""
+    every file in its scope may be built). A scope entry ending in "\0" is that one directory alone. An include of
+    make files that are all in `makes` (the repository's, each read as a Makefile of its own: peasoup's `include
+    Makefile.inc`, its toolchain and flags) leaves the list closed."""
     here = posixpath.dirname(path)
     stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
     scope = {here + "\0"}
@@ -1709,7 +1715,18 @@ def _make_reading(path: str, text: str, dirs: set[str]) -> tuple[set[str], set[s
         # (the root only for a Makefile there: `./`, `../` name where a command runs, not what it compiles)
         if d != "." and d in dirs:
             scope.add(d)
-    return stems, scope, bool(_MAKE_OPEN().search(text))
+    open_ended = any(not _read_include(m, here, makes) for m in _MAKE_OPEN().finditer(text))
+    return stems, scope, open_ended
+
+
+def _read_include(m: re.Match[str], here: str, makes: frozenset[str]) -> bool:
+    """Whether an open-ended match of _MAKE_OPEN is an include line naming only make files of `makes` by plain
+    paths (no variable), relative to the including Makefile's directory."""
+    inc = _MAKE_INCLUDE().match(m.string, m.string.rfind("\n", 0, m.start()) + 1)
+    if inc is None or inc.start() != m.start():
+        return False
+    words = inc.group(1).split()
+    return bool(words) and all("$" not in w and posixpath.normpath(posixpath.join(here, w)) in makes for w in words)
 
 
 def _in_scope(path: str, scope: set[str]) -> bool:
@@ -1786,7 +1803,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
             data = read(files[m])
             if data is None:
                 return {}
-            named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders)
+            named, scope, open_ended = _make_reading(m, data.decode("utf-8", "replace"), folders, frozenset(makes))
             if open_ended or not named:
                 open_scopes |= scope
             stems |= named
@@ -2023,6 +2040,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         findings = optional_libraries(findings, pm.off_packages)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
+    findings = in_uninstantiated_kernels(findings, result.kernels)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
@@ -2075,6 +2093,29 @@ def _recount(ka: KernelAnalysisSummary, kernels: list[Kernel]) -> KernelAnalysis
 
     return dataclasses.replace(ka, verdicts=counted(Status.OPEN), handled=counted(Status.HANDLED),
                                cuda_only=counted(Status.CUDA_ONLY))
+
+
+def in_uninstantiated_kernels(findings: tuple[Finding, ...], kernels: Iterable[Kernel]) -> tuple[Finding, ...]:
+    """Open findings inside a template kernel nothing instantiates (every verdict of it is the never-instantiated
+    check: porter.kernels.verdicts.uninstantiated) are cuda-only: neither nvcc nor hip-clang compiles its body, so
+    its lines are no port work, shown and never open (nsparse's `__shfl_xor_sync` in hash_symbolic_gl2, whose only
+    launch sits in an arm its header's own `#define` rules out), as a file no build compiles is (rule 4b)."""
+    from porter.kernels.verdicts import NEVER_INSTANTIATED
+
+    idle: dict[str, list[tuple[int, int, str]]] = {}
+    for k in kernels:
+        if k.verdicts and all(len(v.details) == 1 and v.details[0].id == NEVER_INSTANTIATED for v in k.verdicts):
+            idle.setdefault(k.path, []).append((k.line, k.end_line, k.name))
+    if not idle:
+        return findings
+    out = []
+    for f in findings:
+        spans = idle.get(f.path) if f.status is Status.OPEN else None
+        name = next((n for a, b, n in spans if a <= f.line <= b), None) if spans else None
+        if name is not None:
+            f = dataclasses.replace(f, status=Status.CUDA_ONLY, handled_by=f"{f.path}: {name} is never instantiated")
+        out.append(f)
+    return tuple(out)
 
 
 def through_project_headers(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:

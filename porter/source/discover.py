@@ -79,7 +79,15 @@ def language_of(path: str) -> str | None:
     if ".so." in name:  # versioned shared libraries: libfoo.so.12
         return "binary"
     dot = name.rfind(".")
-    return _EXT_LANG.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
+    lang = _EXT_LANG.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
+    # `Makefile.inc` is the fragment a Makefile includes (`include Makefile.inc`: its toolchain and flag variables,
+    # peasoup's `CUDA_VERSION ?= $(shell $(NVCC) --version ...)`), not a C/C++ file an `#include` names.
+    if lang == "cuda" and name.startswith(_MAKEFILE_STEMS):
+        return "make"
+    return lang
+
+
+_MAKEFILE_STEMS = ("Makefile.", "makefile.", "GNUmakefile.")
 
 
 @dataclass(frozen=True)

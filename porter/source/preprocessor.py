@@ -1073,6 +1073,7 @@ def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[st
     found: dict[str, tuple[int | bool | str, int]] = {}
     twice: set[str] = set()
     defined: set[str] = set()  # the first token of every #define's text
+    guard = include_guard(pre)
     for d in pre.directives:
         if d.kind != "define":
             continue
@@ -1087,9 +1088,10 @@ def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[st
             twice.add(name)
             found.pop(name, None)
             continue
-        if m and not pre.enclosing(d.line) and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name):
+        outside = not any(g is not guard for g, _ in pre.enclosing(d.line))
+        if m and outside and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name):
             found[name] = (int(m.group(2)), d.line)
-        elif (bare and not m and alone and first == name and not pre.enclosing(d.line)
+        elif (bare and not m and alone and first == name and outside
               and not ROCM_SOMETIMES.match(name) and not is_rocm_name(name)):
             found[name] = (DEFINED, d.line)
     if b"undef" in data:
@@ -1104,6 +1106,31 @@ def file_switches(pre: Preprocessed, data: bytes, bare: bool = False) -> dict[st
             if name not in found and name not in twice and name not in defined:
                 found[name] = (False, data.count(b"\n", 0, m.start()) + 1)
     return found
+
+
+def include_guard(pre: Preprocessed) -> Group | None:
+    """The file's include guard: its first group, of one arm, `#ifndef NAME` (or `#if !defined(NAME)`) whose first
+    directive inside is `#define NAME` and whose `#endif` is the file's last directive. Its body is compiled whenever the file is
+    included (once per translation unit), so a definition inside it holds as one outside every group does
+    (nsparse's HashSpGEMM_volta.hpp: `#ifndef HASHSPGEMM_H` / `#define HASHSPGEMM_H` ... `#define ORIGINAL_HASH`)."""
+    if not pre.groups or not pre.directives:
+        return None
+    g = min(pre.groups, key=lambda x: x.arms[0].line)
+    if len(g.arms) != 1:
+        return None
+    arm = g.arms[0]
+    tokens = _tokens(arm.text)
+    name = tokens[0] if arm.kind == "ifndef" and len(tokens) == 1 else (
+        tokens[3] if arm.kind == "if" and tokens[:3] == ["!", "defined", "("] and tokens[4:] == [")"] else
+        tokens[2] if arm.kind == "if" and tokens[:2] == ["!", "defined"] and len(tokens) == 3 else None)
+    if name is None:
+        return None
+    inside = [d for d in pre.directives if arm.line < d.line < g.endif]
+    if not inside or inside[0].kind != "define" or _first_token(inside[0].text)[0] != name:
+        return None
+    if any(d.line > g.endif for d in pre.directives):
+        return None
+    return g
 
 
 def commented_defines(data: bytes) -> list[re.Match[bytes]]:

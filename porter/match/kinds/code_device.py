@@ -148,8 +148,36 @@ def logical_warp32(sf: SourceFile, start: int) -> bool:
     key = (fn.start_byte, fn.end_byte, fn.name)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _tile32_only(sf, fn) or _shuffles_in_32s(sf, fn)
+        found = memo[key] = _tile32_only(sf, fn) or _shuffles_in_32s(sf, fn) or _in_32_thread_blocks(sf, fn, 3)
     return found
+
+
+# A kernel's own statement that its block is 32 threads wide: `assert(blockDim.x == warp_size);`.
+_BLOCK_OF_32 = re.compile(rb"\bassert\s*\(\s*blockDim\s*\.\s*x\s*==\s*([A-Za-z_]\w*|\d+)\s*\)")
+
+
+# A y or z thread index, or block extent other than in a test that it is 1 (`assert(blockDim.z == 1);`).
+_Y_INDEX = re.compile(rb"\bthreadIdx\s*\.\s*[yz]\b|\bblockDim\s*\.\s*[yz]\b(?!\s*==\s*1\b)")
+
+
+def _in_32_thread_blocks(sf: SourceFile, fn, depth: int) -> bool:
+    """Whether `fn` runs only in blocks of 32 threads: it asserts `blockDim.x == 32` (or a name of 32), or every
+    same-file function calling it does (three calls up), and none of them reads a y or z thread index. Such a block
+    fills lanes 0-31 of one wave64 wavefront, whose other lanes belong to no thread of it, so any lane it names in
+    32s, and any shuffle source, is one of its own
+    (GenomeWorks' hirschberg_myers, `assert(blockDim.x == warp_size)` over a min-reduction 16..1, launched with
+    `dim3 threads(warp_size, 1, 1)`)."""
+    body = sf.code[fn.start_byte:fn.end_byte]
+    if _Y_INDEX.search(body):
+        return False  # rows of a 2-D block: the next row fills lanes 32-63 of the wavefront
+    if any(_is_32(sf, m.group(1)) for m in _BLOCK_OF_32.finditer(body)):
+        return True
+    if depth == 0:
+        return False
+    name = fn.name.rsplit("::", 1)[-1].encode()
+    call = re.compile(rb"\b" + re.escape(name) + rb"\s*(?:<[^;(){}]*>)?\s*\(")
+    callers = [f for f in sf.functions if f is not fn and call.search(sf.code, f.start_byte, f.end_byte)]
+    return bool(callers) and all(_in_32_thread_blocks(sf, f, depth - 1) for f in callers)
 
 
 # A cooperative-groups tile of 32 threads: `cg::tiled_partition<32>(block)`, `cg::thread_block_tile<32> warp`.
@@ -228,20 +256,36 @@ def _barrier_tree(sf: SourceFile, fn, start: int) -> bool:
     return bool(loop) and _ANY_SHUFFLE.search(loop) is None and _WARP_LEVEL.search(loop) is None
 
 
+# A file-scope constant of 32 on its own line: `static const unsigned WARP_SIZE = 32;`, `constexpr int
+# THREADS_PER_WARP = 32;`, `constexpr int kWarp{32};` (const or constexpr: C++ [expr.const], 32 wherever it is read).
+_CONST_32 = re.compile(rb"[ \t]*(?:(?:static|inline|const|constexpr|unsigned|signed|int|long|short|size_t|u?int(?:32|64)_t"
+                       rb"|auto)[ \t]+)*?(?:const|constexpr)[ \t]+(?:(?:unsigned|signed|int|long|short|size_t"
+                       rb"|u?int(?:32|64)_t|auto)[ \t]+)*([A-Za-z_]\w*)[ \t]*(?:=[ \t]*32[uUlL]*|\{[ \t]*32[uUlL]*[ \t]*\})"
+                       rb"[ \t]*;")
+
+
 def _logical_constant(sf: SourceFile, start: int) -> bool:
-    """Whether a warp size #defined as 32 outside any function (`#define WARP_SIZE 32`) only counts logical
+    """Whether a warp size #defined as 32 outside any function (`#define WARP_SIZE 32`), or declared there as a
+    constant of 32 (`static const unsigned WARP_SIZE = 32;`, _CONST_32), only counts logical
     32-lane groups: at least one function uses the name, and every one that does works in logical 32-lane groups
     (logical_warp32; OpenMM's reduceValue, whose shuffle macro steps down from WARP_SIZE / 2) or, in a translation
     unit that uses it nowhere else, none of them does warp-level work."""
     line_start = sf.code.rfind(b"\n", 0, start) + 1
-    m = _DEFINE_32.match(sf.code, line_start)
+    m = _DEFINE_32.match(sf.code, line_start) or _CONST_32.match(sf.code, line_start)
     if m is None:
         return False
     name = re.compile(rb"\b" + re.escape(m.group(1)) + rb"\b")
     users = [f for f in sf.functions if name.search(sf.code, f.start_byte, f.end_byte)]
     if not users:
         return False
-    if all(logical_warp32(sf, f.start_byte) for f in users):
+    logical = [f for f in users if logical_warp32(sf, f.start_byte)]
+    if len(logical) == len(users):
+        return True
+    # A host function whose every use of the name sizes the block of a launch of a kernel read so above
+    # (fast-transformers' `kernel<E, WARPS><<<grid, WARPS * THREADS_PER_WARP>>>`) builds the block of the kernel's
+    # own 32-lane groups: consistent with them, and a whole number of wave64 wavefronts whenever it is even.
+    if logical and all(f in logical or _launches_only(sf, f, name, {g.name.rsplit("::", 1)[-1] for g in logical})
+                       for f in users):
         return True
     # In a translation unit, where the macro reaches no other file: when every use is inside those functions and
     # none of them does warp-level work (itself or through same-file calls), the 32 only splits a block into groups
@@ -255,6 +299,29 @@ def _logical_constant(sf: SourceFile, start: int) -> bool:
         return False  # also used outside them (another macro, a file-scope array): not read here
     memo = sf.cache.setdefault("code.warp_level", {})
     return not any(_warp_level(sf, f, memo, 3) for f in users)
+
+
+# A launch's configuration: `kernel<...><<<grid, block, ...>>>`, the kernel's name and the text inside the chevrons.
+_LAUNCH = re.compile(rb"\b([A-Za-z_]\w*)\s*(?:<[^;{}]*?>)?\s*<<<([^;{}]*?)>>>")
+
+
+def _launches_only(sf: SourceFile, fn, name: re.Pattern[bytes], kernels: set[str]) -> bool:
+    """Whether `fn` is host code whose every use of `name` lies in the configuration of a launch of one of
+    `kernels`, or in the extents of a dim3 such a launch passes."""
+    if fn.is_kernel or fn.is_device:
+        return False
+    spans = [(m.start(2), m.end(2)) for m in _LAUNCH.finditer(sf.code, fn.start_byte, fn.end_byte)
+             if m.group(1).decode("latin-1") in kernels]
+    # ... or in a dim3 such a launch passes (`const dim3 threads(warp_size, 1, 1);` ... `<<<n, threads>>>`)
+    passed = {w for lo, hi in spans for w in re.findall(rb"[A-Za-z_]\w*", sf.code[lo:hi])}
+    spans += [(m.start(2), m.end(2)) for m in _DIM3.finditer(sf.code, fn.start_byte, fn.end_byte)
+              if m.group(1) in passed]
+    return bool(spans) and all(any(lo <= u.start() < hi for lo, hi in spans)
+                               for u in name.finditer(sf.code, fn.start_byte, fn.end_byte))
+
+
+# A dim3 declared with its extents: `dim3 block(32, 4)`, `const dim3 threads{warp_size, 1, 1}`.
+_DIM3 = re.compile(rb"\bdim3\s+([A-Za-z_]\w*)\s*[({]([^;{}]*)[)}]\s*;")
 
 
 def _logical_macro(sf: SourceFile, start: int) -> bool:
@@ -292,13 +359,28 @@ def _macro_shuffles(sf: SourceFile) -> dict[bytes, list[tuple[list[bytes], bytes
 
 def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
     """The shuffle calls a function makes through shuffle macros, each macro call expanded once per definition
-    (`WARP_SHUFFLE_DOWN(value, step)` -> `__shfl_down(value, step)`)."""
+    (`WARP_SHUFFLE_DOWN(value, step)` -> `__shfl_down(value, step)`), through shuffle wrappers of the file
+    (_shuffle_wrappers: `WARP_SHFL_XOR(val, 1 << i, WARP_SIZE)` -> `__shfl_xor(val, 1 << i, WARP_SIZE)`, a parameter
+    left out taking its default), and through a shuffle-named function the file does not define (`shfl_up(v, L)` ->
+    `__shfl_up(v, L)`, _named_shuffle)."""
     macros = _macro_shuffles(sf)
+    wrappers = _shuffle_wrappers(sf)
     out: list[bytes] = []
-    if not macros:
-        return out
     for m in _CALLED.finditer(body):
-        defs = macros.get(m.group(1))
+        name = m.group(1)
+        if name in wrappers:
+            args = _call_args(body, m.end())
+            for params, calls in wrappers[name]:
+                if len(args) > len(params) or any(d is None for _, d in params[len(args):]):
+                    continue
+                by = {p: (args[i] if i < len(args) else d or b"") for i, (p, d) in enumerate(params)}
+                out.extend(re.sub(rb"\b[A-Za-z_]\w*\b", lambda t: by.get(t.group(0), t.group(0)), c) for c in calls)
+            continue
+        named = _named_shuffle(sf, name)
+        if named is not None:
+            out.append(named + b"(" + b", ".join(_call_args(body, m.end())) + b")")
+            continue
+        defs = macros.get(name)
         if not defs or _DEFINE_HEAD.search(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()):
             continue  # the macro's own `#define NAME(a, b)` line (one inside a function body) is no call of it
         args = _call_args(body, m.end())
@@ -310,6 +392,69 @@ def _expanded_shuffles(sf: SourceFile, body: bytes) -> list[bytes]:
     return out
 
 
+# A shuffle wrapper's body: only `return <shuffle>(...);` statements (one per #if arm; directives blanked first).
+_WRAPPER_BODY = re.compile(rb"(?:\s*return\s+__shfl(?:_xor|_down|_up)?(?:_sync)?\s*\([^;{}]*\)\s*;)+\s*")
+_WRAPPER_CALL = re.compile(rb"__shfl(?:_xor|_down|_up)?(?:_sync)?\s*\([^;{}]*\)")
+_DIRECTIVE_LINE = re.compile(rb"(?m)^[ \t]*#.*$")
+
+
+def _shuffle_wrappers(sf: SourceFile) -> dict[bytes, list[tuple[list[tuple[bytes, bytes | None]], list[bytes]]]]:
+    """Functions of the file that only return a shuffle of their parameters, by name: (parameters with their
+    defaults, the shuffle calls of its arms) per definition. PyTorch-Encoding's `WARP_SHFL_XOR(T value, int laneMask,
+    int width = warpSize, unsigned mask = 0xffffffff)` returns `__shfl_xor_sync(mask, value, laneMask, width)` or,
+    before CUDA 9, `__shfl_xor(value, laneMask, width)`: which lanes it reads is decided by its callers' arguments,
+    so it is read expanded at each call (a default `warpSize` width is the hardware's, as it should be)."""
+    got = sf.cache.get("code.shuffle_wrappers")
+    if got is None:
+        got = {}
+        for f in sf.functions if b"__shfl" in sf.code else ():
+            text = sf.code[f.start_byte:f.end_byte]
+            name = f.name.rsplit("::", 1)[-1].encode()
+            head = re.search(rb"\b" + re.escape(name) + rb"\s*\(", text)
+            if head is None:
+                continue
+            params = _call_args(text, head.end())
+            brace = text.find(b"{", head.end() + sum(len(p) + 1 for p in params))
+            if brace < 0 or not text.endswith(b"}"):
+                continue
+            body = _DIRECTIVE_LINE.sub(b"", text[brace + 1:-1])
+            if not _WRAPPER_BODY.fullmatch(body):
+                continue
+            parsed: list[tuple[bytes, bytes | None]] = []
+            for p in params:
+                decl, eq, default = p.partition(b"=")
+                ident = re.search(rb"([A-Za-z_]\w*)\s*$", decl)
+                if ident is None:
+                    break
+                parsed.append((ident.group(1), default.strip() if eq else None))
+            else:
+                got.setdefault(name, []).append((parsed, [c.group(0) for c in _WRAPPER_CALL.finditer(body)]))
+        sf.cache["code.shuffle_wrappers"] = got
+    return got
+
+
+# A function named as a shuffle with a direction: `shfl_up`, `shfl_down_sync`, `warp_shfl_xor`, `WARP_SHFL_DOWN`.
+_SHUFFLE_NAME = re.compile(rb"(?i)(?:[a-z]\w*_)?shfl_?(xor|down|up)(_sync)?")
+
+
+def _named_shuffle(sf: SourceFile, name: bytes) -> bytes | None:
+    """The CUDA shuffle (`__shfl_up`, `__shfl_xor_sync`, ...) a call of `name` reads as when the file neither defines
+    nor #defines `name` and the name says which shuffle it is (uDeviceX's `shfl_up(val, L)`, a wrapper of
+    `__shfl_up_sync(0xFFFFFFFF, val, L)` in a header of its own): a wrapper keeps CUDA's argument order, so the
+    lanes it reads are its arguments'. None for any other name."""
+    m = _SHUFFLE_NAME.fullmatch(name)
+    if m is None or name.startswith(b"__shfl"):
+        return None
+    defined = sf.cache.get("code.functions_by_name")
+    if defined is None:
+        defined = sf.cache["code.functions_by_name"] = {}
+        for f in sf.functions:
+            defined.setdefault(f.name.encode(), []).append(f)
+    if name in defined or name in _macro_shuffles(sf) or re.search(rb"#[ \t]*define[ \t]+" + name + rb"\b", sf.code):
+        return None
+    return b"__shfl_" + m.group(1).lower() + (b"_sync" if m.group(2) else b"")
+
+
 _DEFINE_HEAD = re.compile(rb"#[ \t]*define[ \t]+$")
 
 
@@ -319,7 +464,9 @@ _LANES_32 = re.compile(rb"%\s*32\b|&\s*(?:31|0[xX]1[fF])\b|/\s*32\b|>>\s*5\b|[%/
 
 # An all-lanes mask constant: 0xffffffff / 0xffffffffffffffffull, ~0, -1, or a capitalised name (FULL_MASK). A
 # literal of ones one digit short (kaolin's `0xfffffff`) is the same intent, a typo, and not built from the lane.
-_ALL_LANES = re.compile(rb"\(*\s*(?:0[xX][fF]{7,16}[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
+# A cast of one (`uint32_t(-1)`, `(unsigned)-1`: fast-transformers' xor trees) is the same mask.
+_ALL_LANES = re.compile(rb"(?:\(\s*(?:unsigned(?:\s+int)?|u?int(?:32|64)_t)\s*\)|(?:unsigned|u?int(?:32|64)_t)(?=\s*\())?"
+                        rb"\(*\s*(?:0[xX][fF]{7,16}[uUlL]*|~\s*0[uUlL]*|-\s*1[lL]*|[A-Z][A-Z0-9_]*)\s*\)*")
 # Warp-size and warps-per-block names (not calls): `kWarpSize`, `WARP_SIZE`, `kWarpsPerBlock`, `NUM_WARPS`.
 _WARP_CONSTANT = re.compile(rb"\b\w*(?:[Ww]arp_?[Ss]ize|WARP_SIZE|[Ww]arps_?[Pp]er|WARPS_PER|[Nn]um_?[Ww]arps|NUM_WARPS)\w*\b"
                             rb"(?!\s*[(<])")
@@ -447,6 +594,9 @@ def _loop_shuffles(sf: SourceFile, body: bytes, at: int) -> bool:
     text = _loop_text(body, at)
     if _SHUFFLE.search(text):
         return True
+    if any(m.group(1) in _shuffle_wrappers(sf) or _named_shuffle(sf, m.group(1)) is not None
+           for m in _CALLED.finditer(text)):
+        return True
     return any(re.search(rb"\b" + re.escape(name) + rb"\s*\(", text) for name in _macro_shuffles(sf))
 
 
@@ -508,6 +658,12 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
             if not local and shaped and op is not None and op.group(1) == b"down":
                 local = ((not sync or _active_lanes(sf, lane_args[0]))
                          and _source_lane_guarded(body, lane_args[-1]))
+            # An up shuffle whose result counts only where `lane >= offset`, the lane counted in 32s (`lid =
+            # threadIdx.x % 32`): its source lane `lane - offset` is then in the same 32-lane group (uDeviceX's
+            # gexscan, `(lid >= i) * shfl_up(v, i)`; issue 27 class 6).
+            if not local and shaped and op is not None and op.group(1) == b"up":
+                local = ((not sync or _active_lanes(sf, lane_args[0]))
+                         and _up_source_guarded(sf, body, lane_args[-1]))
             out.append(local)
         else:
             out.append(len(args) == wanted and _is_32(sf, args[-1]))
@@ -517,7 +673,8 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
             by_name = sf.cache["code.functions_by_name"] = {}
             for f in sf.functions:
                 by_name.setdefault(f.name.encode(), []).append(f)
-        for name in {m.group(1) for m in _CALLED.finditer(body)}:
+        wrappers = _shuffle_wrappers(sf)
+        for name in {m.group(1) for m in _CALLED.finditer(body)} - wrappers.keys():  # wrappers: read expanded
             for f in by_name.get(name, ()):
                 if f is not fn:
                     _shuffle_widths(sf, f, seen, depth - 1, out, offsets)
@@ -564,6 +721,34 @@ def _source_lane_guarded(body: bytes, off: bytes) -> bool:
         if any(leaves.fullmatch(part.strip()) for part in _top_level_or(cond)):
             return True
     return False
+
+
+def _up_source_guarded(sf: SourceFile, body: bytes, off: bytes) -> bool:
+    """Whether every shuffling loop of `body` that drives `off` (at least one) tests `(lane >= off)` in its body - a
+    factor of the sum (`v += (lid >= i) * shfl_up(v, i)`) or an `if` - with every such lane a name each of whose
+    assignments in `body` counts lanes in 32s (`X % 32`, `X & 31`, `X % NAME` with NAME 32): an up shuffle's source
+    lane `lane - off` then never leaves the caller's 32-lane group, whatever the wave size."""
+    if not re.fullmatch(rb"[A-Za-z_]\w*", off):
+        return False
+    v = re.escape(off)
+    loops = [m.end() for m in re.finditer(rb"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*" + v + rb"\s*=[^;]*;[^;]*;", body)]
+    texts = [t for t in (_loop_text(body, at) for at in loops) if _SHUFFLE.search(t) or any(
+        m.group(1) in _shuffle_wrappers(sf) or _named_shuffle(sf, m.group(1)) is not None for m in _CALLED.finditer(t))]
+    if not texts:
+        return False
+    guard = re.compile(rb"\(\s*([A-Za-z_]\w*)\s*>=\s*" + v + rb"\s*\)")
+    for text in texts:
+        lanes = {m.group(1) for m in guard.finditer(text)}
+        if not lanes or not all(_lane_in_32s(sf, body, lane) for lane in lanes):
+            return False
+    return True
+
+
+def _lane_in_32s(sf: SourceFile, body: bytes, name: bytes) -> bool:
+    """Whether every assignment of `name` in `body` (at least one) ends in `% 32`, `& 31` or `% NAME` (NAME 32)."""
+    values = [m.group(1).strip() for m in re.finditer(rb"\b" + re.escape(name) + rb"\s*=(?!=)\s*([^;]+);", body)]
+    ends = [re.search(rb"(?:%\s*(32|[A-Za-z_]\w*)|&\s*(?:31|0[xX]1[fF]))\s*\)*$", v) for v in values]
+    return bool(values) and all(e is not None and (e.group(1) is None or _is_32(sf, e.group(1))) for e in ends)
 
 
 def _top_level_or(cond: bytes) -> list[bytes]:
