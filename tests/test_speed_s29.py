@@ -175,3 +175,32 @@ def test_a_header_edit_reaches_the_kernel_of_the_file_including_it(repo: Path, t
     assert warm == _scan_text(repo, "--no-cache")
     assert hits[1] == [("src/CMakeLists.txt", True), ("src/lanes.cuh", False), ("src/scan.cu", True)]
     assert reasons(warm) == ["inline-ptx", "wave64-full-mask"]
+
+
+def test_a_calls_template_arguments_are_resolved_once_for_all_candidates(monkeypatch):
+    # fixtures/speed_s28/templates/sort.cu: `swap_lanes` has two candidates (the primary template and the
+    # <unsigned, 4> specialization). The callee walk resolved each call's arguments again for every candidate it
+    # tried: 16 resolutions; once per called name and binding, 9. The same device functions are reached.
+    import porter.kernels.facts as facts
+    from porter.kernels.verdicts import measure
+    from porter.source.parse import parse
+
+    resolved: list[tuple[list[str], tuple[tuple[str, str], ...]]] = []
+    real = facts._resolve_arguments
+
+    def counted(args, env, cands):
+        resolved.append((list(args), tuple(sorted(env.items()))))
+        return real(args, env, cands)
+
+    monkeypatch.setattr(facts, "_resolve_arguments", counted)
+    path = Path(__file__).resolve().parent.parent / "fixtures/speed_s28/templates/sort.cu"
+    kernels = list(measure(parse("sort.cu", "cuda", path.read_bytes())))
+    assert [(k.name, [(d.name, d.line) for d in k.facts.device_functions]) for k in kernels] == [
+        ("median", [("swap_lanes", 3), ("swap_lanes", 6), ("network", 9)])]
+    # median's three calls, and network's three calls of swap_lanes once per binding of network (V = 4, V = 2), in
+    # the order of a set of names (sorted here)
+    u4, u2 = (("T", "unsigned"), ("V", "4")), (("T", "unsigned"), ("V", "2"))
+    assert sorted(resolved) == sorted([
+        (["unsigned", "4"], ()), (["unsigned", "2"], ()), ([], ()),
+        (["T", "V"], u4), (["T"], u4), (["T", "V"], u4),
+        (["T", "V"], u2), (["T"], u2), (["T", "V"], u2)])
