@@ -21,7 +21,7 @@ into a temporary tree and scanned (so porter and the bare parse see the same fil
 also times a subprocess that only parses each C/C++/CUDA file of the corpus with tree-sitter-cuda (start-up
 included), and a cold `porter scan --no-cache`, and reports porter's CPU-seconds over the bare parse's; with
 --repeat N it times N such pairs one after the other and reports the pair with the median ratio and every pair.
-When the corpus is a temporary copy (--suffixes, or generated), one more cached run follows the warm one after a
+When the corpus is a temporary copy (--suffixes, --copy, or generated), one more cached run follows the warm one after a
 comment line is appended to one file (`warm_after_one_edit`, `edit_over_cold_cpu`): the warm run answers from the
 whole run's cached report, which says nothing of a re-scan after an edit. Nothing here is a test: numbers go
 into notes.
@@ -231,6 +231,8 @@ def main() -> None:
     ap.add_argument("--extra", default="", help="extra porter scan arguments, e.g. '--target all'")
     ap.add_argument("--hipify-perl", type=Path, help="also run this hipify-perl script on the same files")
     ap.add_argument("--suffixes", default="", help="scan only the corpus's files with these suffixes (.cu,.cuh)")
+    ap.add_argument("--copy", action="store_true",
+                    help="scan a copy of the whole corpus, so the re-scan after one edit is measured on it too")
     ap.add_argument("--bare-parse", action="store_true", help="also time bare tree-sitter parsing of the same files")
     ap.add_argument("--repeat", type=int, default=1,
                     help="with --bare-parse: this many (bare parse, --no-cache scan) pairs, alternated; the median "
@@ -241,6 +243,10 @@ def main() -> None:
         if args.corpus and args.suffixes:
             corpus = tmp_path / "corpus"
             copy_suffixes(args.corpus, corpus, tuple(args.suffixes.split(",")))
+            files, lines = count_lines(corpus)
+        elif args.corpus and args.copy:
+            corpus = tmp_path / "corpus"
+            shutil.copytree(args.corpus, corpus, symlinks=True)
             files, lines = count_lines(corpus)
         elif args.corpus:
             corpus = args.corpus

@@ -24,6 +24,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+# The current directory's porter (a worktree's or a snapshot's), as bench/profile_scan.py takes it: run as a script,
+# this file's own directory came first and an editable install's porter (main's) was the one timed.
+sys.path.insert(0, str(Path.cwd()))
+
 
 class InlinePool:
     """porter.budget.Pool's interface, each task run here and now (see bench/profile_scan.py)."""

@@ -44,6 +44,7 @@ from porter.portaware import attach_status
 from porter.portaware import status as port_status
 from porter.portaware.scope import rocm_path_evidence
 from porter.model import FileResult, Finding, ScanResult, ScanStats, Severity, Skipped, Status
+from porter.model.report import AsmHelpers
 from porter.model.kernel import TritonHelper
 from porter.rules import Rule, RuleSet, load_rules, rule_files
 from porter.settings import Settings
@@ -827,10 +828,14 @@ def _vector_operators(found: Discovery, results: list[FileResult], findings: lis
     return refine_vectors.unused_definitions(out) if rule is not None else out
 
 
-def _asm_helpers(source: Source, found: Discovery, findings: list[Finding], held: Held | None) -> list[Finding]:
+def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], findings: list[Finding],
+                 held: Held | None) -> list[Finding]:
     """porter.match.refine_helpers over the scan's C/C++/CUDA files (a whole scan only): DEV001 in an inline device
-    helper nothing in the repository calls reads info."""
+    helper nothing in the repository calls reads info. Each file's own part comes from its result where its scan
+    answered it (FileResult.asm_helpers); only the search for other files' mentions reads across files."""
     sources = {c.path: c.language for c in found.files if c.language == "cuda"}
+    known = {r.path: (frozenset(r.asm_helpers.lines), r.asm_helpers.helpers) for r in results
+             if r.asm_helpers is not None and r.language == sources.get(r.path)}
     by_path = {c.path: c for c in found.files}
 
     def read(path: str) -> bytes | None:
@@ -840,7 +845,7 @@ def _asm_helpers(source: Source, found: Discovery, findings: list[Finding], held
         except SourceReadError:
             return None
 
-    return refine_helpers.unused_helpers(findings, sources, read)
+    return refine_helpers.unused_helpers(findings, sources, read, known)
 
 
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
@@ -922,7 +927,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
                                     "DEV053 and API009 are as each file's own scan found them", found_here) or found_here
     if only is None and any(f.rule == refine_helpers.RULE and f.status is Status.OPEN and f.severity > Severity.INFO
                             for f in found_here):
-        found_here = _budgeted_pass(_asm_helpers, (source, found, found_here, held), budget, notices,
+        found_here = _budgeted_pass(_asm_helpers, (source, found, results, found_here, held), budget, notices,
                                     "looking for calls of inline PTX helpers",
                                     "DEV001 is as each file's own scan found it", found_here) or found_here
     kernels = sorted(k for r in results for k in r.kernels)
@@ -1613,6 +1618,13 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
             named = {line for x in (*kern, *helpers) if x.facts is not None for _, line in x.facts.feature_lines}
             port = dataclasses.replace(port, finding_lines=tuple(sorted(
                 {(n, sf.line_text(n)) for n in {f.line for f in findings} | named})))
+    asm_helpers = None
+    asm_lines = sorted({f.line for f in findings if f.rule == refine_helpers.RULE}) if language == "cuda" else ()
+    if asm_lines and parses_alike(data, st.macros):
+        # The unused-PTX-helper pass's per-file part, on this parse (the pass parses without the repository's
+        # macros, hence only where they change nothing): cached with this result, so a re-scan does it for the
+        # changed files alone and the pass parses none.
+        asm_helpers = AsmHelpers(tuple(asm_lines), refine_helpers.file_helpers(path, language, data, asm_lines, sf))
     return FileResult(
         path=path,
         language=language,
@@ -1632,6 +1644,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         port_facts=port,
         vectors=refine_vectors.file_facts(sf, next(
             (r for r in rules if r.id == refine_vectors.USE_RULE), None)) if language == "cuda" else None,
+        asm_helpers=asm_helpers,
     )
 
 

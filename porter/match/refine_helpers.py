@@ -32,7 +32,7 @@ import re
 from typing import Callable, Iterable, Mapping
 
 from porter.model.finding import Finding, Severity, Status
-from porter.source.parse import Function, parse
+from porter.source.parse import Function, SourceFile, parse
 from porter.source.preprocessor import blank_comments, directives, hip_reaches
 
 RULE = "DEV001"
@@ -86,40 +86,64 @@ def _mentioned(name: str, data: bytes, skip: tuple[int, int] = (0, 0)) -> bool:
     return False
 
 
+def file_helpers(path: str, language: str, data: bytes, lines: Iterable[int],
+                 src: SourceFile | None = None) -> tuple[tuple[int, str, int, int], ...]:
+    """The file's own part of the question, for each of `lines` (its DEV001 findings' lines): (line, helper name,
+    first byte, last byte) where the line is inside an on-demand function (see the module doc) whose asm operands
+    hip-clang's AMDGPU target parses, which the ROCm build compiles and which nothing else in this file's compiled
+    code names. It reads the file alone, so it is computed once per file content: the file's scan does it on the
+    tree it parsed (FileResult.asm_helpers, cached with the file's result), and unused_helpers only for a file
+    whose result does not carry it. `src`: the file parsed (parse(path, language, data)), when the caller has it."""
+    src = src if src is not None else parse(path, language, data)
+    out = []
+    for line in sorted(set(lines)):
+        if line - 1 >= len(src.line_starts):
+            continue
+        fn = src.enclosing(src.line_starts[line - 1])
+        if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
+            continue
+        if not _parses_on_amdgpu(data[fn.start_byte:fn.end_byte]):
+            continue
+        # A definition the ROCm build never compiles itself (inside `#ifdef __CUDA_ARCH__`) is that arm's
+        # question, not this one's: the port may need the whole arm, helpers and callers alike.
+        if not hip_reaches(directives(data), src.position(fn.start_byte)[0]):
+            continue
+        # Any other mention of that name in this file's code the ROCm build compiles (a call, a declaration,
+        # an overload, a macro) is a use.
+        if _mentioned(fn.name, data, (fn.start_byte, fn.end_byte)):
+            continue
+        out.append((line, fn.name, fn.start_byte, fn.end_byte))
+    return tuple(out)
+
+
 def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
-                   read: Callable[[str], bytes | None]) -> list[Finding]:
+                   read: Callable[[str], bytes | None],
+                   known: Mapping[str, tuple[frozenset[int], tuple[tuple[int, str, int, int], ...]]] | None = None
+                   ) -> list[Finding]:
     """The findings, each open DEV001 finding inside an on-demand function (see the module doc) whose name no other
     code of the repository mentions at info. `sources`: the scan's C/C++/CUDA files (path -> language); `read`:
-    a file's bytes (None when unreadable)."""
+    a file's bytes (None when unreadable); `known`: per path, the DEV001 lines its scan looked at and what
+    file_helpers answered for them (FileResult.asm_helpers), so that file is neither read nor parsed here when
+    those lines cover the ones asked."""
     findings = list(findings)
+    known = known or {}
     wanted = sorted({f.path for f in findings
                      if f.rule == RULE and f.status is Status.OPEN and f.severity > Severity.INFO
                      and f.path in sources})[:PARSE_BUDGET]
     # path -> {finding line -> (helper name, first byte, last byte)}
     helpers: dict[str, dict[int, tuple[str, int, int]]] = {}
     for path in wanted:
-        data = read(path)
-        if data is None:
-            continue
-        src = parse(path, sources[path], data)
         lines = {f.line for f in findings if f.path == path and f.rule == RULE}
-        for line in lines:
-            if line - 1 >= len(src.line_starts):
+        seen = known.get(path)
+        if seen is not None and lines <= seen[0]:
+            per = tuple(h for h in seen[1] if h[0] in lines)
+        else:
+            data = read(path)
+            if data is None:
                 continue
-            fn = src.enclosing(src.line_starts[line - 1])
-            if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
-                continue
-            if not _parses_on_amdgpu(data[fn.start_byte:fn.end_byte]):
-                continue
-            # A definition the ROCm build never compiles itself (inside `#ifdef __CUDA_ARCH__`) is that arm's
-            # question, not this one's: the port may need the whole arm, helpers and callers alike.
-            if not hip_reaches(directives(data), src.position(fn.start_byte)[0]):
-                continue
-            # Any other mention of that name in this file's code the ROCm build compiles (a call, a declaration,
-            # an overload, a macro) is a use.
-            if _mentioned(fn.name, data, (fn.start_byte, fn.end_byte)):
-                continue
-            helpers.setdefault(path, {})[line] = (fn.name, fn.start_byte, fn.end_byte)
+            per = file_helpers(path, sources[path], data, lines)
+        for line, name, first, last in per:
+            helpers.setdefault(path, {})[line] = (name, first, last)
     names = {name for per in helpers.values() for name, _a, _b in per.values()}
     if not names:
         return findings

@@ -31,6 +31,17 @@ class VectorFacts:
 
 
 @dataclass(frozen=True)
+class AsmHelpers:
+    """What porter.match.refine_helpers reads from one C/C++/CUDA file holding DEV001 findings (file_helpers), taken
+    from the scan's own parse so the unused-PTX-helper pass parses no file again: the lines of the file's DEV001
+    findings it looked at, and for each line inside an on-demand helper only other files could use, that helper
+    (line, name, first byte, last byte)."""
+
+    lines: tuple[int, ...] = ()  # sorted
+    helpers: tuple[tuple[int, str, int, int], ...] = ()  # by line
+
+
+@dataclass(frozen=True)
 class PortFacts:
     """What the port-status stage reads from one file (porter.portaware.status.file_facts), as plain values so they
     are cached with the file's result or by the file's content. A C/C++/CUDA file gives its directives, toolkit
@@ -137,6 +148,9 @@ class FileResult:
     # For the include-following pass of vector compound operators (porter.match.refine_vectors): None when the file
     # holds no vector type name DEV053 reads (or that rule is off).
     vectors: VectorFacts | None = None
+    # For the unused-PTX-helper pass (porter.match.refine_helpers): None when the file holds no DEV001 finding, or
+    # the scan's parse is not the one that pass makes (the repository's macros change the parser's input).
+    asm_helpers: AsmHelpers | None = None
 
 
 @dataclass(frozen=True)

@@ -2302,15 +2302,23 @@ def unused_arm(lines: list[str], first: int, last: int) -> list[str] | None:
     return names or None
 
 
-def used_names(names: Iterable[str], texts: Iterable[tuple[str, str]], own: tuple[str, int, int]) -> set[str]:
+def used_names(names: Iterable[str], texts: Iterable[tuple[str, bytes]], own: tuple[str, int, int]) -> set[str]:
     """Which of `names` a word of the repository's C/C++ text uses outside the arm that defines them (`own`: its
-    path, first and last line). `texts`: (path, text) pairs, read lazily; the search stops once every name is seen."""
+    path, first and last line). `texts`: (path, bytes) pairs, read lazily; the search stops once every name is seen.
+    A file whose bytes hold none of the names left is neither decoded nor searched: the pattern begins with `\b` and
+    an alternation, which Python's re tries at every character (nine such searches over FasterTransformer's 765
+    C/C++ files took 0.35 CPU-s, each file decoded again for each), while bytes' substring search runs at memory
+    speed; a name the decoded text holds is in the bytes as its UTF-8 (decoding with "replace" keeps valid
+    sequences), so no file that could match is skipped."""
     left = set(names)
     found: set[str] = set()
     pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, left))) + r")\b") if left else None
-    for path, text in texts:
+    for path, data in texts:
         if pattern is None or not left:
             break
+        if not any(name.encode("utf-8") in data for name in left):
+            continue
+        text = data.decode("utf-8", "replace")
         for m in pattern.finditer(text):
             if path == own[0] and own[1] <= text.count("\n", 0, m.start()) + 1 <= own[2]:
                 continue

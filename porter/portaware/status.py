@@ -1171,7 +1171,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             for p in c_files:
                 data = _read(source, files[p], limit, held)
                 if data is not None:
-                    yield p, data.decode("utf-8", "replace")
+                    yield p, data
         for path, line, first, last, names in candidates:
             if not used_names(names, texts(), (path, first, last)):
                 pm.unused_arms.setdefault(path, []).append((line, f"{path}:{first}"))
