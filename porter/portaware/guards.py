@@ -374,6 +374,12 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
     return None, False
 
 
+def python_rocm_test(node, data: bytes) -> bool:
+    """Whether the Python test `node` is true on the ROCm build only (`torch.version.hip`, `is_hip()`, `SYSTEM ==
+    "rocm"`, `torch.version.hip and allow_rocm`), as this module reads a branch's side."""
+    return _py_side(node, data)[0] == ROCM
+
+
 # Words of a predicate that asks whether something is there (`is_nvrtc_available`, `HAS_FLASHINFER`,
 # `nvshmem_supported()`, `use_cutlass`).
 _AVAILABILITY_PARTS = _PREDICATE_PARTS | {"available", "availability", "supported", "installed", "have", "can"}
