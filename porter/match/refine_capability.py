@@ -533,7 +533,7 @@ def _capability_tests(tree: ast.AST, sf: SourceFile, scope) -> list[tuple[ast.Co
     """Every comparison that reads the capability, each with a function from a capability to its answer; None when
     the capability or a name computed from it has a use other than those comparisons and those names' own
     definitions."""
-    module_constants = _module_constants(sf) if scope.type != "module" else {}
+    in_function = scope.type != "module"
     bound: dict[str, list[ast.expr]] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
@@ -570,8 +570,9 @@ def _capability_tests(tree: ast.AST, sf: SourceFile, scope) -> list[tuple[ast.Co
             src = single.get(e.id)
             if src is not None:
                 return value(src, cap)
-            if e.id in module_constants:
-                return module_constants[e.id]
+            constants = _module_constants(sf) if in_function else {}  # parsed once per file, when first asked
+            if e.id in constants:
+                return constants[e.id]
             raise _Unknown(e.id)
         if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and type(e.slice.value) is int:
             return value(e.value, cap)[e.slice.value]

@@ -879,9 +879,7 @@ def rocm_sibling_arm(f: Draft, sf: SourceFile) -> Draft:
 
     if f.rule not in ROCM_ARM_RULES or f.severity <= Severity.INFO or sf.root is None:
         return f
-    spans = sf.cache.get("refine.python_spans")
-    if spans is None:
-        spans = sf.cache["refine.python_spans"] = python_spans(sf.data, sf.path, sf)
+    spans = python_spans(sf.data, sf.path, sf)  # kept on sf for the port-status stage's reading of this file
     if any(sp.side == CUDA and sp.holds((f.line, f.column)) for sp in spans):
         return f  # a CUDA side port-awareness reads (the else of `if torch.version.hip:`): handled there
     at = _offset(sf, f.line, f.column)

@@ -469,7 +469,18 @@ def _py_selectors(root, data: bytes) -> frozenset[str]:
 
 
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
-    """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
+    """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build.
+    Kept on a given parse (`sf.cache`) for its own bytes: refine's step 8n and the port-status stage read the same
+    file's spans from one parse."""
+    if sf is not None and sf.data is data:
+        cached = sf.cache.get("guards.python_spans")
+        if cached is None:
+            cached = sf.cache["guards.python_spans"] = tuple(_python_spans(data, path, sf))
+        return list(cached)
+    return _python_spans(data, path, sf)
+
+
+def _python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
     out.extend(_function_twins(sf.root))
