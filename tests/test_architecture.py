@@ -218,6 +218,10 @@ DIRECT_FILE_ACCESS: dict[tuple[str, str, str], str] = {
     ("porter.targets", "_profile_files", ".iterdir"): "porter's own profiles, or a directory the user names "
                                                       "(a repository's profiles are contained in porter.settings)",
     ("porter.targets", "_parse", ".walk"): "not a file: a jsonschema error path",
+    ("porter.match.refine_capability", "_capability_tests", ".walk"): "not a file: ast.walk over a function's "
+                                                                        "syntax tree (the FP8-threshold reader)",
+    ("porter.match.refine_capability", "_capability_tests.reads_capability", ".walk"): "not a file: ast.walk over "
+                                                                                         "an expression",
     ("porter.translate.engines.hipify", "HipifyClangEngine.run_one", ".read_bytes"): "hipify's output in porter's "
                                                                                       "own temporary directory",
     ("porter.translate.verify", "supports", ".write_bytes"): "a probe file in porter's own temporary directory",

@@ -54,7 +54,7 @@ from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTO
                                        paired_language, quiet_probe, same_choice, without_prose,
                                        JETSON_WORD as _JETSON_WORD, jetson_search)
 from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
-                                            legacy_capability, probe_keeper, probe_kept, report_only)
+                                            fp8_threshold, legacy_capability, probe_keeper, probe_kept, report_only)
 from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
                                       HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
                                       own_warpsize, plain_rename, private_toolkit_copy)
@@ -81,7 +81,8 @@ from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL
                                         cupy_kernels, dual_probe, env_default, fnuz_table, ignored_by_pip,
                                         message_call_spans, nvidia_dsl, nvidia_dsl_import, optional_import,
                                         optional_import_blocks, other_platform, own_arch, platform_module,
-                                        probed_dtype, project_name, self_test, self_test_block,
+                                        probed_dtype, project_name, ROCM_ARM_HINT as _ROCM_ARM_HINT, ROCM_ARM_RULES,
+                                        rocm_sibling_arm, self_test, self_test_block,
                                         without_message_text, without_string_statements)
 from porter.model import Severity
 from porter.source.parse import SourceFile
@@ -250,9 +251,13 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [dtype_table(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in MX_RULES for f in findings):
         findings = [mx_format(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in ROCM_ARM_RULES for f in findings) and _ROCM_ARM_HINT.search(sf.code):
+        findings = [rocm_sibling_arm(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]
+        if b"get_device_capability" in sf.code:
+            findings = [fp8_threshold(f, sf) for f in findings]
     if sf.language == "cuda" and any(f.rule in PROP_CAPABILITY_RULES for f in findings):
         keep = probe_keeper(findings, sf)
         if keep is not None:

@@ -9,7 +9,9 @@ porter.match.refine runs them.
    MI300X, which reports (9, 4)) and a capability the line does not compare stay open.
 8b. A capability (PYT001) only kept as a record or compared for equality with another recorded capability
    (`"device_capability": torch.cuda.get_device_capability()` in a cache entry; `cached["cap"] != current` to
-   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`).
+   invalidate it) asks "is this the same GPU", which every GPU answers for itself: info (data `identity`). So does
+   one only made text - by str/format/an f-string, or by a function of the same file that returns text on every
+   return (`get_cuda_arch(cap)` ending `return f"{major}.{minor} {name}"`) - into a value nothing compares.
 8g. C/C++: a device-property capability test (DEV013: `prop.major < 6`, `prop.major*100 + prop.minor >= 600`, or the whole
    `if` condition of `major`/`minor` tests a `minor` test sits in) that
    every NVIDIA GPU current CUDA supports (Turing 7.5 on) and every AMD GPU answer alike picks the path all of them
@@ -372,6 +374,43 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
 
 
 _TEXT_CALLS = re.compile(rb"^(?:str|repr|format|[\"'][^\"']*[\"']\.join|[\"'][^\"']*[\"']\.format)$")
+_STRING_NODES = frozenset({"string", "concatenated_string"})
+
+
+def _label_functions(sf: SourceFile) -> frozenset[bytes]:
+    """The names of the file's functions that return text on every return (a string, an f-string, `"...".join(...)`,
+    `"...".format(...)`, `str(...)`), with at least one return: sdnext's `get_cuda_arch(capability)`, which ends
+    `return f"{major}.{minor} {name}"`. A capability handed to one becomes a label (8b)."""
+    from porter.source.parse_queries import descendants, walk_descendants
+
+    cached = sf.cache.get("refine.label_functions")
+    if cached is not None:
+        return cached
+    out = set()
+    for fn in descendants(sf.root, ("function_definition",), lang="python") if sf.root is not None else ():
+        name, body = fn.child_by_field_name("name"), fn.child_by_field_name("body")
+        if name is None or body is None:
+            continue
+        returns = [r for r in walk_descendants(body, frozenset({"return_statement"}))
+                   if _enclosing_function(r) == fn]
+        if returns and all(_is_text(r.named_children[0]) if r.named_children else False for r in returns):
+            out.add(name.text)
+    sf.cache["refine.label_functions"] = frozen = frozenset(out)
+    return frozen
+
+
+def _enclosing_function(node):
+    node = node.parent
+    while node is not None and node.type not in ("function_definition", "lambda"):
+        node = node.parent
+    return node
+
+
+def _is_text(node) -> bool:
+    if node.type in _STRING_NODES:
+        return True
+    fn = node.child_by_field_name("function") if node.type == "call" else None
+    return fn is not None and _TEXT_CALLS.match(fn.text) is not None
 
 
 def _as_label(call, sf: SourceFile) -> str | None:
@@ -381,9 +420,11 @@ def _as_label(call, sf: SourceFile) -> str | None:
     from porter.source.parse_queries import walk_descendants
 
     node, text = call.parent, False
+    labels = _label_functions(sf)
     while node is not None and node.type not in ("assignment", "expression_statement", "block", "module"):
-        if node.type == "interpolation" or node.type == "call" and _TEXT_CALLS.match(
-                (node.child_by_field_name("function") or node).text):
+        if node.type == "interpolation" or node.type == "call" and (
+                _TEXT_CALLS.match((node.child_by_field_name("function") or node).text)
+                or (node.child_by_field_name("function") or node).text in labels):
             text = True
         node = node.parent
     if not text or node is None or node.type != "assignment":
@@ -404,3 +445,192 @@ def _as_label(call, sf: SourceFile) -> str | None:
                 return None
             up = up.parent
     return target.text.decode("utf-8", "replace")
+
+
+# 8o. A capability test at NVIDIA's FP8 threshold (PYT001). sm_89 (Ada) is the first NVIDIA architecture with FP8
+# tensor cores, which Triton's fp8e4nv conversions and torch._scaled_mm require
+# (https://docs.nvidia.com/cuda/cuda-c-programming-guide/#features-and-technical-specifications); a test every
+# NVIDIA GPU before it answers one way and every one from it on the other (`cap >= (8, 9)`, conch's
+# `capability[0] * 10 + capability[1] >= 89` under a constant's name) asks "has FP8". Every AMD GPU porter knows
+# reports a capability past it ((9, 4), (9, 5), (12, 5)) and has FP8 (rules/targets: fp8 true), so ROCm gets the
+# answer its hardware gives: info (data `fp8_test`). Which FP8 encoding the code then uses is QNT004's item on the
+# dtype. Read over the function around the call (Python's ast): the capability, the names computed from it and the
+# constants they are compared with; any other use of the capability (passed on, returned, indexed into a table)
+# keeps the finding open, and so does a Hopper test (`[0] >= 9`: (8, 9) answers it like Ampere).
+_BEFORE_FP8 = ((7, 5), (8, 0), (8, 6), (8, 7))
+_FROM_FP8 = ((8, 9), (9, 0), (10, 0), (12, 0))
+
+
+class _Unknown(Exception):
+    """An expression the FP8-threshold reader cannot evaluate."""
+
+
+@functools.lru_cache(maxsize=1)
+def amd_fp8_capabilities() -> tuple[tuple[int, int], ...]:
+    """amd_capabilities() when every AMD target porter knows has FP8 (its profile's `fp8`), else ()."""
+    from porter.targets import load_targets
+
+    if not all(t.get("fp8") for t in load_targets().values()):
+        return ()
+    return amd_capabilities()
+
+
+def fp8_threshold(f: Draft, sf: SourceFile) -> Draft:
+    """PYT001 at info when every test of the capability in its function is NVIDIA's FP8 threshold (step 8o)."""
+    if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    amd = amd_fp8_capabilities()
+    if not amd:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "call":
+        node = node.parent
+    if node is None or b"get_device_capability" not in node.text:
+        return f
+    scope = node
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    if scope is None:
+        return f
+    first = scope.start_point[0]
+    text = sf.data[sf.line_starts[first]:scope.end_byte].decode("utf-8", "replace") if scope.type != "module" \
+        else sf.data.decode("utf-8", "replace")
+    try:
+        tree = ast.parse(_dedent(text))
+    except SyntaxError:
+        return f
+    tests = _capability_tests(tree, sf, scope)
+    if not tests:
+        return f
+    for test, value in tests:
+        try:
+            below = {bool(value(c)) for c in _BEFORE_FP8}
+            above = {bool(value(c)) for c in _FROM_FP8 + amd}
+        except (_Unknown, TypeError, IndexError):
+            return f
+        if len(below) != 1 or len(above) != 1 or below == above:
+            return f
+    shown = "; ".join(f"`{ast.unparse(t)}`" for t, _ in tests)
+    return _as_info(f, "fp8_test", f"{shown}: NVIDIA's FP8 threshold (sm_89), which every AMD GPU "
+                                   f"({', '.join(map(str, amd))}) passes and has FP8 for; the FP8 encoding is the "
+                                   "dtype's item")
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text)
+
+
+def _is_capability_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and (
+        isinstance(node.func, ast.Attribute) and node.func.attr == "get_device_capability"
+        or isinstance(node.func, ast.Name) and node.func.id == "get_device_capability")
+
+
+def _capability_tests(tree: ast.AST, sf: SourceFile, scope) -> list[tuple[ast.Compare, Any]] | None:
+    """Every comparison that reads the capability, each with a function from a capability to its answer; None when
+    the capability or a name computed from it has a use other than those comparisons and those names' own
+    definitions."""
+    in_function = scope.type != "module"
+    bound: dict[str, list[ast.expr]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            bound.setdefault(n.targets[0].id, []).append(n.value)
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) \
+                and all(isinstance(t, ast.Name) for t in n.targets[0].elts):
+            # `major, minor = get_device_capability()`: each name is its element
+            for i, t in enumerate(n.targets[0].elts):
+                bound.setdefault(t.id, []).append(ast.Subscript(value=n.value, slice=ast.Constant(i)))
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+            bound.setdefault(n.target.id, []).append(n.value)
+    single = {k: v[0] for k, v in bound.items() if len(v) == 1}
+
+    def reads_capability(e: ast.AST, names: set[str]) -> bool:
+        return any(_is_capability_call(x) or isinstance(x, ast.Name) and x.id in names for x in ast.walk(e))
+
+    derived: set[str] = set()
+    while True:
+        more = {k for k, v in single.items() if k not in derived and reads_capability(v, derived)}
+        if not more:
+            break
+        derived |= more
+    if any(k in derived for k, v in bound.items() if len(v) > 1):
+        return None
+
+    def value(e: ast.AST, cap: tuple[int, int]) -> Any:
+        if _is_capability_call(e):
+            return cap
+        if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+            return e.value
+        if isinstance(e, ast.Tuple):
+            return tuple(value(x, cap) for x in e.elts)
+        if isinstance(e, ast.Name):
+            src = single.get(e.id)
+            if src is not None:
+                return value(src, cap)
+            constants = _module_constants(sf) if in_function else {}  # parsed once per file, when first asked
+            if e.id in constants:
+                return constants[e.id]
+            raise _Unknown(e.id)
+        if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and type(e.slice.value) is int:
+            return value(e.value, cap)[e.slice.value]
+        if isinstance(e, ast.BinOp) and type(e.op) in _ARITH:
+            return _ARITH[type(e.op)](value(e.left, cap), value(e.right, cap))
+        if isinstance(e, ast.Compare) and all(type(op) in _AST_COMPARE for op in e.ops):
+            vals = [value(x, cap) for x in [e.left, *e.comparators]]
+            return all(_AST_COMPARE[type(op)](a, b) for op, a, b in zip(e.ops, vals, vals[1:]))
+        raise _Unknown(type(e).__name__)
+
+    tests: list[tuple[ast.Compare, Any]] = []
+    inside: set[int] = set()  # the ids of the nodes a test or a derived name's definition covers
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Compare) and reads_capability(n, derived):
+            tests.append((n, functools.partial(value, n)))
+            inside |= {id(x) for x in ast.walk(n)}
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
+            target = n.targets[0] if isinstance(n, ast.Assign) else n.target
+            names = target.elts if isinstance(target, ast.Tuple) else [target]
+            if names and all(isinstance(t, ast.Name) and t.id in derived for t in names):
+                inside |= {id(x) for x in ast.walk(n)}
+    for n in ast.walk(tree):
+        if id(n) in inside:
+            continue
+        if _is_capability_call(n) or isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in derived:
+            return None
+    return tests
+
+
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b}
+
+
+def _module_constants(sf: SourceFile) -> dict[str, Any]:
+    """The file's module-level names bound once to a number or a tuple of numbers."""
+    cached = sf.cache.get("refine.module_constants")
+    if cached is not None:
+        return cached
+    out: dict[str, Any] = {}
+    seen: set[str] = set()
+    try:
+        tree = ast.parse(sf.data.decode("utf-8", "replace"))
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    for n in tree.body:
+        target = n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else \
+            n.target if isinstance(n, ast.AnnAssign) and n.value is not None else None
+        if not isinstance(target, ast.Name):
+            continue
+        value = n.value
+        if target.id in seen:
+            out.pop(target.id, None)
+            continue
+        seen.add(target.id)
+        try:
+            out[target.id] = ast.literal_eval(value) if value is not None else None
+        except ValueError:
+            continue
+        if not isinstance(out[target.id], (int, float, tuple)):
+            out.pop(target.id)
+    sf.cache["refine.module_constants"] = out
+    return out

@@ -31,8 +31,9 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
 8e. Python: a dtype (QNT003, QNT004) taken only where the installed PyTorch has it - `torch.float4_e2m1fn_x2 if
    hasattr(torch, "float4_e2m1fn_x2") else torch.int8` - is a probe with a fallback: info (data `probed`).
 8f. Python: an OCP FP8 dtype (QNT004) inside a dict, list, tuple or set literal that also names an FNUZ dtype
-   (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`) is a table that serves both encodings: info
-   (data `fnuz_too`).
+   (`{torch.float8_e4m3fn: 1e-3, ..., torch.float8_e4m3fnuz: 1e-3}`), or whose name the same scope later gives an
+   FNUZ entry (`TABLE[torch.float8_e4m3fnuz] = ...`, `TABLE.update(...)` naming one), is a table that serves both
+   encodings: info (data `fnuz_too`).
 5u. requirements: in a file that pins torch (`torch==2.1.2`, a `pip freeze` of a PyTorch environment), an
    `nvidia-*-cuNN` wheel the CUDA build of torch installs with it (cuBLAS, cuDNN, NCCL, nvJitLink, ...) is that
    build's dependency, not the project's: info (data `torch_closure`).
@@ -54,6 +55,11 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
    that AMD's MXFP4 shares (two E2M1 values per byte: OCP Microscaling Formats v1.0, section 5.3.3): a port to MXFP4
    keeps it, so it reads info (data `element_packing`). The NVFP4-specific parts - the E4M3 block scales, the
    16-element scale block (`NVFP4_SF_VEC_SIZE = 16`, real), the kernels - stay open.
+8n. Python: a CUDA version or capability read (PYT001, PYT002) in an `if`/`elif` arm of a chain whose later arm is
+   the ROCm build's (`if args.use_zluda: ... torch.version.cuda ... elif torch.version.hip: ...`) is the other side
+   of a decision the project already makes for ROCm: info (data `rocm_arm`). The ROCm arm's own reads stay, and so
+   do an arm after it (the else of `if hasattr(torch, "xpu") and torch.version.hip:` is where ROCm without XPU
+   goes) and an arm whose own test reads PyTorch's CUDA device API, which ROCm's PyTorch answers too.
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -507,10 +513,70 @@ def fnuz_table(f: Draft, sf: SourceFile) -> Draft:
     while node is not None and node.parent is not None and (node.parent.type in _COLLECTIONS
                                                              or node.parent.type == "pair"):
         node = node.parent
-    if node is None or b"fnuz" not in sf.code[node.start_byte:node.end_byte]:
+    if node is None:
         return f
-    return _as_info(f, "fnuz_too", f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: "
-                                   f"a table that serves both encodings")
+    if b"fnuz" in sf.code[node.start_byte:node.end_byte]:
+        return _as_info(f, "fnuz_too", f"the {node.type} at line {node.start_point[0] + 1} lists the FNUZ dtypes too: "
+                                       f"a table that serves both encodings")
+    added = _fnuz_added(node, sf)
+    if added is None:
+        return f
+    return _as_info(f, "fnuz_too", f"the {node.type} at line {node.start_point[0] + 1} is {added[0]}, to which line "
+                                   f"{added[1]} adds an FNUZ entry: a table that serves both encodings")
+
+
+# 8f, a table filled in two steps: the literal bound to a name, and the FNUZ entries the same scope adds to that name
+# afterwards - `name[key] = value`, `name.update(...)`, `name.setdefault(...)`, `name.append/extend/add/insert(...)`
+# naming an FNUZ dtype - often under `if hasattr(torch, "float8_e4m3fnuz"):` (sdnext's dtype_dict and
+# torch_dtype_dict). The name is the literal's whole left side; writes in a nested function or class are another
+# scope's and are not read.
+_ADDS = frozenset({"update", "setdefault", "append", "extend", "add", "insert"})
+_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
+
+
+def _fnuz_added(table, sf: SourceFile) -> tuple[str, int] | None:
+    """(the name the collection literal `table` is bound to, the line of the first statement after it in the same
+    scope that adds an FNUZ-named entry to that name), or None."""
+    from porter.source.parse_queries import walk_descendants
+
+    bind = table.parent
+    if bind is not None and bind.type == "assignment" and bind.child_by_field_name("right") == table:
+        target = bind.child_by_field_name("left")
+    else:
+        return None
+    if target is None or target.type != "identifier":
+        return None
+    scope = bind.parent
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    if scope is None:
+        return None
+    name = target.text
+    writes = sf.cache.get("refine.fnuz_writes")
+    if writes is None:  # once per file: the statements that name an FNUZ dtype at all
+        writes = [n for n in walk_descendants(sf.root, frozenset({"assignment", "call"})) if b"fnuz" in n.text]
+        sf.cache["refine.fnuz_writes"] = writes
+    for node in writes:
+        if node.start_byte < bind.end_byte or not scope.start_byte <= node.start_byte < scope.end_byte:
+            continue
+        up = node.parent
+        while up is not None and up != scope and up.type not in _SCOPES:
+            up = up.parent
+        if up != scope:
+            continue  # inside a nested function, class or lambda
+        if node.type == "assignment":
+            left = node.child_by_field_name("left")
+            value = left.child_by_field_name("value") if left is not None and left.type == "subscript" else None
+            if value is None or value.text != name:
+                continue
+        else:
+            fn = node.child_by_field_name("function")
+            obj = fn.child_by_field_name("object") if fn is not None and fn.type == "attribute" else None
+            attr = fn.child_by_field_name("attribute") if fn is not None and fn.type == "attribute" else None
+            if obj is None or attr is None or obj.text != name or attr.text.decode("ascii", "replace") not in _ADDS:
+                continue
+        return name.decode("utf-8", "replace"), node.start_point[0] + 1
+    return None
 
 
 # 8c. nvcc variables read from the environment with a default (BLD006).
@@ -786,3 +852,59 @@ def mx_format(f: Draft, sf: SourceFile) -> Draft:
                                         "definition; the NVFP4 use is the port item")
     return _as_info(f, "mx_format", f"MX-format code ({where}): the MX specification defines its FP8 elements as OCP "
                                     "E4M3/E5M2 on every target")
+
+
+# 8n. A CUDA version or capability read in a non-ROCm arm of an if/elif chain with a ROCm arm (PYT001, PYT002). sdnext's
+# installer records `torch.version.cuda` in its ZLUDA arm before `elif torch.version.hip and allow_rocm:` (judged:
+# the ROCm torch is reported by that arm). Only an `if`/`elif` arm before the ROCm arm, with a test of its own that
+# ROCm's PyTorch does not answer as CUDA's (a user's option, another platform's flag): an `else` or an arm after a
+# ROCm test joined by `and` is where a ROCm build falls when the rest of that test fails (pinned in
+# tests/test_pyrec_s23.py). The chain's ROCm arm is found as porter.portaware.guards reads a test's
+# build (torch.version.hip, is_hip(), `SYSTEM == "rocm"`, a ROCm test joined by `and`); the chains around the read
+# are tried from the innermost out. A read in the ROCm arm itself, or in a condition, stays, and so does one in an
+# arm porter.portaware.guards already reads as the CUDA build's (the else of `if torch.version.hip:`), which the port
+# status reads handled.
+ROCM_ARM_RULES = frozenset({"PYT001", "PYT002"})
+# A condition that reads PyTorch's CUDA device API (`torch.cuda.is_available()`, `x.is_cuda`, `device.type == "cuda"`)
+# is true on ROCm's PyTorch too (https://pytorch.org/docs/stable/notes/hip.html): its arm is where a ROCm build goes.
+_TRUE_ON_ROCM = re.compile(rb"\btorch\.cuda\b|\bis_cuda\b|\.type\b|\bis_available\b|\bdevice_count\b")
+# A file without one of these words has no ROCm test for the step to find.
+ROCM_ARM_HINT = re.compile(rb"(?i)hip|rocm|amd")
+
+
+def rocm_sibling_arm(f: Draft, sf: SourceFile) -> Draft:
+    """PYT001/PYT002 at info inside a non-ROCm arm of an if/elif chain whose other arm tests the ROCm build (8n)."""
+    from porter.portaware.guards import python_rocm_test, python_spans
+    from porter.source.preprocessor import CUDA
+
+    if f.rule not in ROCM_ARM_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    spans = python_spans(sf.data, sf.path, sf)  # kept on sf for the port-status stage's reading of this file
+    if any(sp.side == CUDA and sp.holds((f.line, f.column)) for sp in spans):
+        return f  # a CUDA side port-awareness reads (the else of `if torch.version.hip:`): handled there
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    arm = None  # the arm's block the read sits in, as the walk goes up
+    while node is not None and node.type not in _SCOPES:
+        parent = node.parent
+        if node.type == "block" and parent is not None and parent.type in ("if_statement", "elif_clause",
+                                                                            "else_clause"):
+            arm = parent
+        if node.type == "if_statement" and arm is not None:
+            arms = [node, *(c for c in node.children if c.type in ("elif_clause", "else_clause"))]
+            mine = arm if arm in arms else None
+            own = mine.child_by_field_name("condition") if mine is not None else None
+            if mine is not None and own is not None and not _TRUE_ON_ROCM.search(own.text):
+                for other in arms[arms.index(mine):]:
+                    cond = other.child_by_field_name("condition")
+                    if cond is None or not python_rocm_test(cond, sf.data):
+                        continue
+                    if other == mine:
+                        return f  # the ROCm arm's own read
+                    return _as_info(f, "rocm_arm", f"in an arm of the if-chain at line {node.start_point[0] + 1} "
+                                                   f"whose arm at line {other.start_point[0] + 1} "
+                                                   f"(`{' '.join(cond.text.decode('utf-8', 'replace').split())}`) is "
+                                                   "the ROCm build's: the other side of a decision made for ROCm")
+            arm = None
+        node = parent
+    return f

@@ -374,6 +374,12 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
     return None, False
 
 
+def python_rocm_test(node, data: bytes) -> bool:
+    """Whether the Python test `node` is true on the ROCm build only (`torch.version.hip`, `is_hip()`, `SYSTEM ==
+    "rocm"`, `torch.version.hip and allow_rocm`), as this module reads a branch's side."""
+    return _py_side(node, data)[0] == ROCM
+
+
 # Words of a predicate that asks whether something is there (`is_nvrtc_available`, `HAS_FLASHINFER`,
 # `nvshmem_supported()`, `use_cutlass`).
 _AVAILABILITY_PARTS = _PREDICATE_PARTS | {"available", "availability", "supported", "installed", "have", "can"}
@@ -463,7 +469,18 @@ def _py_selectors(root, data: bytes) -> frozenset[str]:
 
 
 def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
-    """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build."""
+    """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build.
+    Kept on a given parse (`sf.cache`) for its own bytes: refine's step 8n and the port-status stage read the same
+    file's spans from one parse."""
+    if sf is not None and sf.data is data:
+        cached = sf.cache.get("guards.python_spans")
+        if cached is None:
+            cached = sf.cache["guards.python_spans"] = tuple(_python_spans(data, path, sf))
+        return list(cached)
+    return _python_spans(data, path, sf)
+
+
+def _python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
     out.extend(_function_twins(sf.root))
