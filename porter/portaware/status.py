@@ -71,6 +71,10 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    renamed cooperative launch still needs every block resident on the AMD device; the rename is no port of that);
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
+11b. where rules 1-11 decide nothing, a line of a CUDA-side file whose functions, kernels and classes a ROCm-side
+   file defines again, whatever the two are called (ludwig's target_cuda.c / target_hip.c behind one header of
+   wrappers; porter.portaware.twins.definition_twin, _definition_twins) → handled, by that file - unless the line is
+   in a definition the twin lacks;
 12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
    name and none of its CUDA names (PortMap.by_twin) → handled, by that line of the twin;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
