@@ -1481,9 +1481,8 @@ def _includes(ds: list[preprocessor.Directive]) -> list[str]:
 def _definition_twins(pm: PortMap, source, files, dirs: dict[str, tuple[list[preprocessor.Directive], int]],
                       limit: int, held, with_findings: set[str]) -> None:
     """Twins by definition (porter.portaware.twins.definition_twin): a CUDA-side C/C++ file (_CUDA_PATH, a toolkit
-    include) with findings and no side yet whose
-    externally visible definitions a ROCm-side file also defines - at least TWIN_MIN_SHARED of them and half of its
-    own - is that file's twin (pm.definition_twins): what no other rule decides there is handled, the twin named as
+    include) with findings and no side yet whose externally visible definitions a ROCm-side file also defines - at
+    least TWIN_MIN_SHARED of them and half of its own - is that file's twin (pm.definition_twins): what no other rule decides there is handled, the twin named as
     the evidence (a last resort, so every other rule keeps its own evidence). ROCm-side: by name or place or
     compiled only by the ROCm build (pm.file_side), or including HIP's runtime header and no CUDA one. A file one of
     the two includes is shared code, no twin. Each definition of the CUDA file that the twin does not define stays
