@@ -259,6 +259,27 @@ def test_a_cuda_switch_forked_against_a_rocm_arm_is_the_cuda_builds():
     assert sides == [(1, 1, "both", 0), (2, 3, "cuda", 1), (4, 5, "rocm", 1)]
 
 
+def test_a_switch_named_for_the_nvidia_device_forked_against_an_amd_arm_is_the_cuda_builds():
+    # DFT-FE's DeviceKernelLauncherConstants.h: each vendor's warp and block sizes under a device-vendor switch
+    from porter.source.preprocessor import paired_cuda_switches
+
+    text = ("#ifdef DFTFE_WITH_DEVICE_NVIDIA\n"  # 1: forked against line 3's AMD test
+            "static const int WARP = 32;\n"      # 2 CUDA build only
+            "#elif DFTFE_WITH_DEVICE_AMD\n"      # 3
+            "static const int WARP = 64;\n"      # 4 ROCm build only
+            "#endif\n"                           # 5
+            "#ifdef USE_NVIDIA_TOOLS\n"          # 6: no ROCm arm in its group: stays unknown
+            "#endif\n"                           # 7
+            "#ifdef FAST_PATH\n"                 # 8: no vendor word: a feature switch a ROCm build may set
+            "#elif defined(USE_HIP)\n"           # 9
+            "#endif\n")                          # 10
+    pre = preprocess(text.encode())
+    cuda = paired_cuda_switches([(list(pre.directives), pre.total)])
+    assert cuda == {"DFTFE_WITH_DEVICE_NVIDIA"}
+    sides = [(r.start, r.end, r.side, r.guard) for r in pre.regions(frozenset(), frozenset(cuda))][:3]
+    assert sides == [(1, 1, "both", 0), (2, 3, "cuda", 1), (4, 5, "rocm", 1)]
+
+
 ARCH_FORKS = ("__device__ float sum(float v) {\n"                             # 1
               "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"          # 2: the HIP arm follows
               "  v += __shfl_down_sync(0xffffffff, v, 16);\n"                 # 3 CUDA build only

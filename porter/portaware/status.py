@@ -72,6 +72,10 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    renamed cooperative launch still needs every block resident on the AMD device; the rename is no port of that);
 11. a CUDA library type the finding matched that the repository forward-declares (`struct cublasContext;`): an
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
+11b. where rules 1-11 decide nothing, a line of a CUDA-side file whose functions, kernels and classes a ROCm-side
+   file defines again, whatever the two are called (ludwig's target_cuda.c / target_hip.c behind one header of
+   wrappers; porter.portaware.twins.definition_twin, _definition_twins) → handled, by that file - unless the line is
+   in a definition the twin lacks;
 12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
    name and none of its CUDA names (PortMap.by_twin) → handled, by that line of the twin;
 otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
@@ -125,7 +129,8 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
-from porter.portaware.twins import class_spans, class_twins, forward_declarations
+from porter.portaware.twins import (class_spans, class_twins, definition_twin, forward_declarations,
+                                    visible_definitions)
 
 
 # How many C/C++ files the search for an unused arm's names reads at most (PortMap.unused_arms).
@@ -241,12 +246,31 @@ class PortMap:
     # twinned file for file that has no twin of its own, or a kernel its twin file does not define (_unported): there
     # neither the file's twin or component nor a CUDA arm of the file's own with no ROCm arm beside it is evidence
     unported: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    # per CUDA file whose definitions a ROCm-side file defines again (_definition_twins): (the twin's path, the
+    # (first, last, name) of each of its own definitions the twin lacks); consulted only where nothing else decides
+    definition_twins: dict[str, tuple[str, tuple[tuple[int, int, str], ...]]] = field(default_factory=dict)
     # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
     notes: list[str] = field(default_factory=list)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False, breaks: bool = False,
                beyond: bool = False) -> tuple[Status, str | None]:
+        """The status of the code at path:line:column and what decides it (_decide); where nothing does, a line of
+        a file whose definitions a ROCm-side file defines again (definition_twins) is handled by that file - unless
+        it is a definition the twin lacks, or, for a `rocm-code` rule, a line the ROCm build compiles."""
+        status, ev = self._decide(path, line, column, end_column, rocm_code, gap, breaks, beyond)
+        if status == Status.OPEN and path in self.definition_twins:
+            twin, missing = self.definition_twins[path]
+            # (nor where a file or folder pairing found the file ports nothing: PortMap.unported)
+            if not any(a <= line <= b for a, b, _n in missing) and not (
+                    rocm_code and self._rocm_side(path, line, self.file_side.get(path))) and not any(
+                    a <= line <= b for a, b, _why in self.unported.get(path, ())):
+                return Status.HANDLED, twin
+        return status, ev
+
+    def _decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
+                rocm_code: bool = False, gap: bool = False, breaks: bool = False,
+                beyond: bool = False) -> tuple[Status, str | None]:
         """The status of the code at path:line:column, and the "path:line" (or path) that decides it. With
         `rocm_code` (a rule tagged `rocm-code`: its finding is about code the ROCm build compiles, such as a
         hard-coded wave size), ROCm-side code is no evidence of a port: such a spot stays open. With `gap` (a rule
@@ -994,6 +1018,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if d:
                 pm.file_side[path] = (COMPONENT, CUDA, twins[d][0])
 
+    # A source or header whose functions, kernels and classes a ROCm-side file of the repository defines again,
+    # whatever the two files are called (twins.definition_twin): the per-backend implementation the build picks.
+    # Only where no other rule decides (PortMap.decide): a name, folder or component pairing keeps its evidence.
+    _definition_twins(pm, source, files, dirs, limit, held, with_findings)
     _unported(pm, source, files, result, limit, held, with_findings)
 
     # A CMake module loaded only from CUDA arms (gloo's Findnccl.cmake, read by find_package(nccl) under
@@ -1436,6 +1464,65 @@ def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, 
                 pm.unported.setdefault(path, []).append((k.line, k.end_line, f"{twin} has no kernel {k.name}"))
 
 
+# An include of HIP's runtime header: a file that includes it (and no CUDA runtime header) is written for the ROCm
+# build, whatever it is called.
+_HIP_RUNTIME_INCLUDE = re.compile(r"[<\"]hip/hip_runtime(?:_api)?\.h[>\"]")
+_CUDA_RUNTIME_INCLUDE = re.compile(r"[<\"](?:cuda_runtime(?:_api)?|cuda)\.h[>\"]")
+# A CUDA side's signs: a CUDA suffix, a CUDA word in the path, or an include of a CUDA toolkit header (the runtime,
+# a `cu*` library, CUB, Thrust, cooperative groups, NCCL). A SYCL or CPU backend that implements the same interface
+# (Tasmanian's tsgDpcppKernels.cpp beside tsgHipKernels.hip.cpp) is a third backend, not the CUDA side of a twin.
+_CUDA_PATH = re.compile(r"(?i)\.cuh?$|(?:^|[/_.-])cuda(?:$|[/_.-])")
+_CUDA_TOOLKIT_INCLUDE = re.compile(r"[<\"](?:cu[A-Za-z0-9_]*\.h|cuda/|cub/|thrust/|cooperative_groups|nccl\.h)")
+
+
+def _includes(ds: list[preprocessor.Directive]) -> list[str]:
+    return [d.text for d in ds if d.kind == "include"]
+
+
+def _definition_twins(pm: PortMap, source, files, dirs: dict[str, tuple[list[preprocessor.Directive], int]],
+                      limit: int, held, with_findings: set[str]) -> None:
+    """Twins by definition (porter.portaware.twins.definition_twin): a CUDA-side C/C++ file (_CUDA_PATH, a toolkit
+    include) with findings and no side yet whose externally visible definitions a ROCm-side file also defines - at
+    least TWIN_MIN_SHARED of them and half of its own - is that file's twin (pm.definition_twins): what no other rule decides there is handled, the twin named as
+    the evidence (a last resort, so every other rule keeps its own evidence). ROCm-side: by name or place or
+    compiled only by the ROCm build (pm.file_side), or including HIP's runtime header and no CUDA one. A file one of
+    the two includes is shared code, no twin. Each definition of the CUDA file that the twin does not define stays
+    open: the ROCm build lacks it, so it is work, not a port."""
+    wanted = sorted(p for p in with_findings if p in dirs and p not in pm.file_side and (
+        _CUDA_PATH.search(p) or any(_CUDA_TOOLKIT_INCLUDE.search(t) for t in _includes(dirs[p][0]))))
+    if not wanted:
+        return
+    rocm = sorted(p for p, (ds, _t) in dirs.items()
+                  if (p in pm.file_side and pm.file_side[p][1] == ROCM)
+                  or (p not in pm.file_side and any(_HIP_RUNTIME_INCLUDE.search(t) for t in _includes(ds))
+                      and not any(_CUDA_RUNTIME_INCLUDE.search(t) for t in _includes(ds))))
+    if not rocm:
+        return
+    wanted = [p for p in wanted if p not in rocm]
+    defined: dict[str, tuple[tuple[str, int, int], ...]] = {}
+    for p in rocm + wanted:
+        data = _read(source, files[p], limit, held)
+        defined[p] = visible_definitions(p, data) if data is not None else ()
+    names = {p: frozenset(n for n, _a, _b in defined[p]) for p in rocm}
+    by_name: dict[str, set[str]] = {}
+    for p in rocm:
+        for n in names[p]:
+            by_name.setdefault(n, set()).add(p)
+    for path in wanted:
+        mine = defined[path]
+        own = {n for n, _a, _b in mine}
+        candidates = {r for n in own for r in by_name.get(n, ())}
+        included = {posixpath.basename(t.strip('<>"').split()[0]) for t in _includes(dirs[path][0]) if t.strip()}
+        pairs = [(r, names[r]) for r in sorted(candidates)
+                 if posixpath.basename(r) not in included and posixpath.basename(path) not in
+                 {posixpath.basename(t.strip('<>"').split()[0]) for t in _includes(dirs[r][0]) if t.strip()}]
+        found = definition_twin(own, pairs)
+        if found is None:
+            continue
+        twin, shared = found
+        pm.definition_twins[path] = (twin, tuple((a, b, n) for n, a, b in mine if n not in shared))
+
+
 def _runtime_shim(source, candidate, limit: int, held) -> bool:
     """Whether a C/C++ file implements CUDA's own API (compat.implements_cuda_api)."""
     data = _read(source, candidate, limit, held)
@@ -1465,7 +1552,8 @@ def counterpart_reach(pm: PortMap, files, edges) -> dict[str, frozenset[str]]:
     """PortMap.counterparts: per counterpart a pairing names (COMPONENT's "dir/", a twin's path), the files it is
     made of - its own files and, down the include chain (a few levels, as build_map reads includes), the ROCm-side
     files they include. `edges`: build_map's resolved includes (path, line, arm side, hits)."""
-    names = sorted({fs[2] for fs in pm.file_side.values() if fs[0] in (COMPONENT, "twin") and fs[1] == CUDA})
+    names = sorted({fs[2] for fs in pm.file_side.values() if fs[0] in (COMPONENT, "twin") and fs[1] == CUDA}
+                   | {twin for twin, _missing in pm.definition_twins.values()})
     if not names:
         return {}
     includes: dict[str, set[str]] = {}

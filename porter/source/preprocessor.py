@@ -1687,10 +1687,18 @@ def paired_cuda_switches(files: Iterable[tuple[list[Directive], int]], rocm_name
     return out
 
 
+# The vendor words of a switch that forks against a later ROCm-side arm (_forked_cuda_switches): the toolkit's and
+# the device vendor's. Only a name with one of them counts: `#if USE_FAST_PATH` ... `#elif USE_HIP` is a feature
+# switch that a ROCm build may set too.
+_FORK_WORDS = frozenset({_CUDA_WORD, "NVIDIA"})
+
+
 def _forked_cuda_switches(dirs: Iterable[Directive], known: set[str]) -> set[str]:
     """CUDA-named switches that one arm of a group tests while a later arm tests a ROCm-side name: TensorFlow's
     `#if GOOGLE_CUDA` ... `#elif TENSORFLOW_USE_ROCM`. The project forks by vendor there, so the CUDA switch is
-    unset in the ROCm build (else that build would never reach its own arm)."""
+    unset in the ROCm build (else that build would never reach its own arm). A switch named for the NVIDIA device
+    rather than its toolkit forks the same way (DFT-FE's `#ifdef DFTFE_WITH_DEVICE_NVIDIA` ... `#elif
+    DFTFE_WITH_DEVICE_AMD`, each arm its vendor's warp and block sizes): _FORK_WORDS."""
     out: set[str] = set()
     stack: list[list[tuple[str, ...]]] = []
     for d in dirs:
@@ -1703,7 +1711,7 @@ def _forked_cuda_switches(dirs: Iterable[Directive], known: set[str]) -> set[str
             for i, arm in enumerate(arms):
                 # only a plain switch test (`X`, `defined(X)`), never `__CUDA_ARCH__ >= 800` or a negation
                 names = [t for t in arm if t not in ("defined", "(", ")")]
-                if len(names) != 1 or names[0].startswith("__") or _CUDA_WORD not in names[0].upper().split("_"):
+                if len(names) != 1 or names[0].startswith("__") or not _FORK_WORDS & set(names[0].upper().split("_")):
                     continue
                 if any(is_rocm_name(t) or t in known for later in arms[i + 1:] if "!" not in later for t in later):
                     out.add(names[0])
