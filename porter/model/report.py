@@ -223,9 +223,14 @@ class PortStatusSummary:
     findings: StatusCounts = StatusCounts()
     handled_by: tuple[tuple[str, int], ...] = ()  # ("path:line" or "config-file:line", spots), sorted
     kernels: StatusCounts = StatusCounts()
+    # the repository's ROCm build (porter.portaware.rocmbuild.RocmBuild), when it has one or only hollow arms of one
+    rocm_build: Serialisable | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
+        out = {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
+        if self.rocm_build is not None:
+            out["rocm_build"] = self.rocm_build.to_dict()
+        return out
 
 
 class Serialisable(Protocol):

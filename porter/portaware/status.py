@@ -73,7 +73,12 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    incomplete type compiles without the library, so the name is no porting item → handled, by the declaration;
 12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
    name and none of its CUDA names (PortMap.by_twin) → handled, by that line of the twin;
-otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
+otherwise open. The repository's ROCm build is read once as a whole (porter.portaware.rocmbuild.RocmBuild, in
+`port_status.rocm_build`: its evidence - a CMake/make/Meson arm, make configuration, build twin, `torch.version.hip`
+branch of a setup.py, HIP language or hipcc command that configures something - the build files it covers, and the
+ROCm arms that are hollow); where every ROCm arm is hollow and there is no other evidence (QGEMM's empty
+`if(USE_HIP)`), a finding of a rule tagged `nvidia-build` that rules 4-7 read handled is open again: no ROCm build
+stands in for the NVIDIA build it configures (without_rocm_build). A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
 file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
 arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
 already done, and shown so.
@@ -123,6 +128,7 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       combine_off_options, commented_defines, found_names, make_off_switches,
                                       off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
+from porter.portaware.rocmbuild import RocmBuild, rocm_build
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -242,6 +248,8 @@ class PortMap:
     unported: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
     notes: list[str] = field(default_factory=list)
+    # the repository's ROCm build read as a whole (porter.portaware.rocmbuild): its evidence, or only hollow arms
+    rocm_build: RocmBuild = field(default_factory=RocmBuild)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False, breaks: bool = False,
@@ -429,6 +437,10 @@ BEYOND_RENAME_TAG = "beyond-rename"
 BREAKS_BUILD_TAG = "breaks-build"
 # A rule with this tag asks for an AMD GPU runner in CI: a CI job already on one handles it.
 RUNNER_TAG = "gpu-runner"
+# A rule with this tag reports a line of the NVIDIA build's configuration (nvcc as compiler, -arch/-gencode, nvcc
+# flags, the CUDA language, FindCUDA): handled only where the repository has a ROCm build (PortMap.rocm_build); an
+# arm whose ROCm side is hollow and a repository with no other ROCm build leave it open (attach_status).
+NVIDIA_BUILD_TAG = "nvidia-build"
 
 
 def _read(source, c, limit: int, held=None) -> bytes | None:
@@ -442,7 +454,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-24"
+FACTS_VERSION = b"portaware-facts-25"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -1305,7 +1317,59 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             data = _read(source, c, limit, held)
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
+    pm.rocm_build = _rocm_build(pm, source, files, rocm_configurations, limit, held)
     return pm
+
+
+def _rocm_build(pm: PortMap, source, files, rocm_configurations: list[str], limit: int, held) -> RocmBuild:
+    """The repository's ROCm build (porter.portaware.rocmbuild), from the build-file arms, Python build-script
+    branches, make configurations and build twins the PortMap holds, reading only build files and shell scripts."""
+    languages = {p: ("python" if c.language == "python" else c.language) for p, c in files.items()
+                 if c.language in ("cmake", "make", "meson", "shell") or _python_build_script(p, c.language)}
+    arms: dict[str, list[tuple[int, int, int]]] = {}
+    cuda_arms: dict[str, list[tuple[int, int]]] = {}
+    for p, regs in pm.cmake_regions.items():
+        for a, b, s_, g in regs:
+            if p in languages and s_ == ROCM and g and isinstance(g, int):
+                arms.setdefault(p, []).append((a, b, g))
+            elif p in languages and s_ == CUDA:
+                cuda_arms.setdefault(p, []).append((a, b))
+    for p, sps in pm.spans.items():
+        if languages.get(p) != "python":
+            continue
+        for sp in sps:
+            # a span ends where its next line starts, or inside its last line
+            last = sp.end[0] - 1 if sp.end[1] == 1 else sp.end[0]
+            if sp.start[0] <= sp.line:
+                continue  # a branch inside one expression (a dict entry, `x if hip else y`): no block of a build
+            if sp.side == ROCM:
+                arms.setdefault(p, []).append((sp.start[0], last, sp.line))
+            elif sp.side == CUDA:
+                cuda_arms.setdefault(p, []).append((sp.start[0], last))
+    twins = {p: fs[2] for p, fs in pm.file_side.items()
+             if fs[0] == "twin" and fs[1] == CUDA and p in languages and languages[p] != "shell"
+             and (fs[2] in rocm_configurations or _build_file_name(fs[2]))}
+
+    def read(path: str) -> str | None:
+        c = files.get(path)
+        data = _read(source, c, limit, held) if c is not None else None
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    return rocm_build(languages, arms, cuda_arms, rocm_configurations, twins, read)
+
+
+def _python_build_script(path: str, language: str) -> bool:
+    """A Python package's build script: `setup.py` or a twin of it (`setup_hip.py`, `setup_cuda.py`)."""
+    name = PurePosixPath(path).name
+    return language == "python" and name.startswith("setup") and name.endswith(".py")
+
+
+def _build_file_name(path: str) -> bool:
+    """Whether a path names a build file (a ROCm twin found by name may have no language porter scans:
+    `Makefile.rocm`, `CMakeLists_hip.txt`)."""
+    name = PurePosixPath(path).name.lower()
+    return (name.startswith(("makefile", "cmakelists", "setup", "gnumakefile", "meson"))
+            or name.endswith((".mk", ".mak", ".cmake")))
 
 
 # A line of an arm that ports nothing (its directives are read from the preprocessor's list, not here): blank, an
@@ -2021,6 +2085,8 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
     if pm.off_packages:
         findings = optional_libraries(findings, pm.off_packages)
+    if pm.rocm_build.hollow_only:
+        findings = without_rocm_build(findings, frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags), pm)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
     by_path: dict[str, list[Finding]] = {}
@@ -2057,7 +2123,20 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     if notice or pm.notes:
         stats = dataclasses.replace(stats, notices=(*stats.notices, *pm.notes, *([notice] if notice else [])))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
-                               port_status=summary(findings, kernels), stats=stats)
+                               port_status=summary(findings, kernels, pm.rocm_build), stats=stats)
+
+
+def without_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], pm: PortMap) -> tuple[Finding, ...]:
+    """The findings with every NVIDIA-build line (a rule in `nvidia_build`) that a build arm, branch or twin read
+    handled made open again, in a repository whose only ROCm build arms are hollow (RocmBuild.hollow_only: QGEMM's
+    `if(USE_CUDA)` arm beside an empty `if(USE_HIP)`): no ROCm build stands in for it, so configuring one is the
+    port's work. A ROCm-side file's own lines are left as they are (they are the port, not NVIDIA's build)."""
+    def rocm_file(path: str) -> bool:
+        fs = pm.file_side.get(path)
+        return fs is not None and fs[1] == ROCM
+    return tuple(dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+                 if f.rule in nvidia_build and f.status is Status.HANDLED and not rocm_file(f.path) else f
+                 for f in findings)
 
 
 def _recount(ka: KernelAnalysisSummary, kernels: list[Kernel]) -> KernelAnalysisSummary:
@@ -2131,8 +2210,10 @@ def _map_task(source, settings, result: ScanResult, cache, digest: bytes) -> tup
     return pm, (cache.take() if cache is not None else {})
 
 
-def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> PortStatusSummary:
-    """Counts by status, and how many handled or cuda-only spots each guard, layer, twin or config entry decides."""
+def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = (),
+            rocm: RocmBuild | None = None) -> PortStatusSummary:
+    """Counts by status, how many handled or cuda-only spots each guard, layer, twin or config entry decides, and
+    the repository's ROCm build when it has one or only hollow arms of one (`rocm`)."""
     counts = {"open": 0, "handled": 0, "cuda_only": 0}
     by: dict[str, int] = {}
     for f in findings:
@@ -2142,7 +2223,8 @@ def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> Port
     kc = {"open": 0, "handled": 0, "cuda_only": 0}
     for k in kernels:
         kc[k.status.value.replace("-", "_")] += 1
-    return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc))
+    return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc),
+                             rocm if rocm is not None and (rocm.evidence or rocm.hollow) else None)
 
 
 def select(result: ScanResult, status: str) -> ScanResult:

@@ -1,0 +1,182 @@
+"""Whether the repository has a working ROCm build, read once as a whole: its evidence and the build files it covers.
+
+A ROCm build is build evidence that compiles the project's device sources with the ROCm toolchain: a CMake or make
+arm only the ROCm build takes that does something (`if(USE_HIP) enable_language(HIP) ... endif()`, `ifeq
+($(BACKEND),hip) CXX = hipcc`), a make configuration fragment that selects hipcc (ludwig's `config/unix-hipcc.mk`),
+a ROCm twin of a build file (`Makefile.hip`, `setup_hip.py`), a `torch.version.hip` branch of a Python build script
+that configures the extension (conch's `extra_compile_args["hipcc"]`), the HIP language enabled outside any CUDA
+arm, or a make recipe or shell script that runs hipcc. A ROCm arm or branch that compiles nothing - only comments,
+`message()`, `$(error ...)`, `raise`, `print` (heldout39's QGEMM: `if(USE_HIP)` with four blank lines) - is
+hollow: listed, never evidence. porter.portaware.status builds the inputs from what it already read (PortMap's
+build-file regions and Python spans, the make configurations, the build twins) and asks `rocm_build` once.
+
+A repository whose every ROCm arm is hollow has no ROCm build: the NVIDIA build's configuration it guards is the
+port's work, not handled by that arm (status.attach_status: rules tagged `nvidia-build`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Sequence
+
+from porter.lazyre import lazy_regex
+
+# Evidence kinds, in the order they are looked for.
+CMAKE_ARM = "cmake-arm"
+MAKE_ARM = "make-arm"
+MESON_ARM = "meson-arm"
+MAKE_CONFIGURATION = "make-configuration"
+BUILD_TWIN = "build-twin"
+PYTHON_BRANCH = "python-branch"
+HIP_LANGUAGE = "hip-language"
+HIPCC_COMMAND = "hipcc-command"
+
+
+@dataclass(frozen=True)
+class BuildEvidence:
+    """One place the ROCm build is configured: "path:line" and its kind (CMAKE_ARM ... HIPCC_COMMAND)."""
+
+    where: str
+    kind: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"where": self.where, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class RocmBuild:
+    """The repository's ROCm build: its evidence (empty: none), the build files it covers (those holding evidence,
+    and the CUDA build files a ROCm twin or configuration stands in for), and the ROCm arms that compile nothing."""
+
+    evidence: tuple[BuildEvidence, ...] = ()
+    covers: tuple[str, ...] = ()
+    hollow: tuple[str, ...] = ()  # "path:line" of each hollow ROCm arm or branch
+
+    @property
+    def present(self) -> bool:
+        """Whether the repository has a non-hollow ROCm build."""
+        return bool(self.evidence)
+
+    @property
+    def hollow_only(self) -> bool:
+        """Whether the repository's only ROCm build arms are hollow: it has no ROCm build, though it names one."""
+        return bool(self.hollow) and not self.evidence
+
+    def to_dict(self) -> dict[str, object]:
+        return {"present": self.present, "evidence": [e.to_dict() for e in self.evidence],
+                "covers": list(self.covers), "hollow": list(self.hollow)}
+
+
+# A CMake command's name at the start of a line (`enable_language(`, `  set (`).
+_CMAKE_COMMAND = lazy_regex(r"^\s*([A-Za-z_]\w*)\s*\(")
+# CMake commands that configure nothing a compiler sees: flow control and messages.
+_CMAKE_INERT = frozenset({"message", "if", "elseif", "else", "endif", "return"})
+# A make line that configures nothing: a conditional's own line or a message.
+_MAKE_INERT = lazy_regex(r"^\s*(?:(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b.*|\$\((?:info|warning|error)\b.*)?$")
+# A Python line that configures nothing: `pass`, `...`, a `raise`, a print or warning, an exit, and the string or
+# bracket lines such a call continues on.
+_PY_INERT = lazy_regex(r"""^\s*(?:pass|\.\.\.|raise\b.*|(?:print|warnings\.warn|logging\.\w+|logger\.\w+|sys\.exit|exit)\s*\(.*"""
+                       r"""|[rbfu]*(?:"[^"]*"|'[^']*')[\s,)]*|[)\]}]+[\s,]*)?$""")
+# The HIP language or a HIP target in CMake (outside a CUDA arm: the ROCm build's own).
+_HIP_LANGUAGE = lazy_regex(r"(?i)\benable_language\s*\(\s*HIP\b|\bproject\s*\([^)]*\bLANGUAGES\b[^)]*\bHIP\b"
+                           r"|\bLANGUAGE\s+HIP\b|\bhip_add_(?:library|executable)\s*\(")
+# hipcc run by a make recipe or assigned as a make/shell compiler (`CXX = hipcc`, `hipcc -c k.hip`), or amdclang++.
+_HIPCC = lazy_regex(r"(?<![\w./-])(?:hipcc|amdclang\+\+)(?![\w.-])")
+# HIP on NVIDIA's platform: hipcc driving nvcc, which is no ROCm build.
+_HIP_ON_NVIDIA = lazy_regex(r"__HIP_PLATFORM_(?:NVCC|NVIDIA)__|HIP_PLATFORM\s*[:?]?=\s*nv")
+
+
+def _code(line: str) -> str:
+    """A CMake, make or shell line without its `#` comment (a `#` inside quotes is kept)."""
+    out, quote = [], None
+    for ch in line:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def arm_works(language: str, lines: Sequence[str]) -> bool:
+    """Whether an arm's body lines configure anything (not hollow): a CMake command other than a message or flow
+    control, a make line other than a conditional or message, a Python statement other than pass, raise, print,
+    warn or exit."""
+    for raw in lines:
+        if language == "python":
+            if not raw.lstrip().startswith("#") and not _PY_INERT().match(raw):
+                return True
+            continue
+        text = _code(raw).strip()
+        if not text:
+            continue
+        if language in ("cmake", "meson"):
+            m = _CMAKE_COMMAND().match(text)
+            if m is None:
+                # a continued command's argument line, or a meson assignment
+                if language == "meson" and "=" in text:
+                    return True
+                continue
+            if m.group(1).lower() not in _CMAKE_INERT:
+                return True
+            continue
+        if not _MAKE_INERT().match(text):
+            return True
+    return False
+
+
+def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[int, int, int]]],
+               cuda_arms: Mapping[str, Iterable[tuple[int, int]]], configurations: Iterable[str],
+               twins: Mapping[str, str], read: Callable[[str], str | None]) -> RocmBuild:
+    """The RocmBuild of a repository. `languages`: each build file's language ("cmake", "make", "meson", "shell",
+    "python" for a Python build script); `arms`: per build file, its ROCm arms and branches (first line, last line,
+    guard line); `cuda_arms`: per build file, the line ranges only the CUDA build reads (no HIP language or hipcc
+    there is evidence); `configurations`: make fragments that select the ROCm toolchain; `twins`: CUDA build file ->
+    its ROCm twin build file or the ROCm configuration that replaces it; `read`: a build file's text, or None."""
+    evidence: list[BuildEvidence] = []
+    hollow: list[str] = []
+    covers: set[str] = set()
+    texts: dict[str, list[str] | None] = {}
+
+    def lines_of(path: str) -> list[str] | None:
+        if path not in texts:
+            text = read(path)
+            texts[path] = text.split("\n") if text is not None else None
+        return texts[path]
+
+    for path in sorted(arms):
+        language = languages.get(path)
+        rows = lines_of(path) if language else None
+        if rows is None or language is None:
+            continue
+        kind = {"cmake": CMAKE_ARM, "make": MAKE_ARM, "meson": MESON_ARM}.get(language, PYTHON_BRANCH)
+        for first, last, guard in sorted(set(arms[path])):
+            body = [rows[n - 1] for n in range(first, min(last, len(rows)) + 1) if n != guard]
+            if arm_works(language, body):
+                evidence.append(BuildEvidence(f"{path}:{guard}", kind))
+                covers.add(path)
+            else:
+                hollow.append(f"{path}:{guard}")
+    for path in sorted(configurations):
+        evidence.append(BuildEvidence(f"{path}:1", MAKE_CONFIGURATION))
+        covers.add(path)
+    configured = set(configurations)
+    for cuda, twin in sorted(twins.items()):
+        if twin not in configured:  # a configuration is evidence once, above; it covers each fragment it replaces
+            evidence.append(BuildEvidence(f"{twin}:1", BUILD_TWIN))
+        covers.update((cuda, twin))
+    for path, language in sorted(languages.items()):
+        if language not in ("cmake", "make", "shell") or path in covers:
+            continue
+        rows = lines_of(path)
+        if rows is None or _HIP_ON_NVIDIA().search("\n".join(rows)):
+            continue
+        skip = [(a, b) for a, b in cuda_arms.get(path, ())]
+        pattern = _HIP_LANGUAGE() if language == "cmake" else _HIPCC()
+        for n, raw in enumerate(rows, 1):
+            if pattern.search(_code(raw)) and not any(a <= n <= b for a, b in skip):
+                evidence.append(BuildEvidence(f"{path}:{n}", HIP_LANGUAGE if language == "cmake" else HIPCC_COMMAND))
+                covers.add(path)
+                break
+    return RocmBuild(tuple(evidence), tuple(sorted(covers)), tuple(hollow))

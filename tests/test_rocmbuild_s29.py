@@ -1,0 +1,118 @@
+"""The repository's ROCm build read as a whole (issue 27, session 29, dual): porter.portaware.rocmbuild's RocmBuild,
+the hollow-arm gate on NVIDIA-build lines, and the vendor environment switches of a setup.py's tests. See
+fixtures/rocmbuild_s29/README.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from porter.portaware.guards import python_spans
+from porter.portaware.rocmbuild import (BuildEvidence, RocmBuild, arm_works, rocm_build)
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE = REPO / "fixtures/rocmbuild_s29"
+
+
+def _scan(name: str):
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    return run(FIXTURE / name, Settings(jobs=1, cache_dir=None)).result
+
+
+@pytest.mark.parametrize("name, expected, rocm", [
+    ("make_configs", [
+        ("config/lunix-nvcc.mk", 2, "BLD007", "handled", "config/lunix-hipcc.mk"),
+        ("config/lunix-nvcc.mk", 3, "BLD005", "handled", "config/lunix-hipcc.mk"),
+        ("src/k.cu", 1, "KRN001", "open", None),
+    ], RocmBuild((BuildEvidence("config/lunix-hipcc.mk:1", "make-configuration"),),
+                 ("config/lunix-hipcc.mk", "config/lunix-nvcc.mk"))),
+    ("setup_branches", [
+        ("ext/ext.cu", 1, "KRN001", "open", None),
+        ("ext/setup.py", 10, "BLD006", "open", None),  # the Windows nvcc list no vendor test splits
+        ("ext/setup.py", 12, "PYT030", "handled", "ext/setup.py:11"),
+        ("ext/setup.py", 13, "BLD006", "handled", "ext/setup.py:11"),
+        ("ext/setup.py", 14, "BLD006", "handled", "ext/setup.py:11"),
+        ("ext/setup.py", 21, "BLD008", "open", None),
+    ], RocmBuild((BuildEvidence("ext/setup.py:16", "python-branch"),), ("ext/setup.py",))),
+    ("hollow_cmake", [
+        ("CMakeLists.txt", 4, "BLD001", "open", None),
+        ("CMakeLists.txt", 5, "BLD003", "open", None),
+        ("CMakeLists.txt", 6, "BLD002", "open", None),
+        ("src/k.cu", 1, "KRN001", "cuda-only", "CMakeLists.txt:3"),
+    ], RocmBuild(hollow=("CMakeLists.txt:10",))),
+    ("cmake_hip", [
+        ("CMakeLists.txt", 4, "BLD001", "handled", "CMakeLists.txt:3"),
+        ("CMakeLists.txt", 5, "BLD003", "handled", "CMakeLists.txt:3"),
+        ("CMakeLists.txt", 6, "BLD002", "handled", "CMakeLists.txt:3"),
+        ("src/k.cu", 1, "KRN001", "cuda-only", "CMakeLists.txt:3"),
+        ("src/k.hip", 1, "KRN001", "handled", "src/k.hip"),
+    ], RocmBuild((BuildEvidence("CMakeLists.txt:10", "cmake-arm"),), ("CMakeLists.txt",))),
+])
+def test_each_rocmbuild_s29_finding_has_its_exact_status(name, expected, rocm):
+    result = _scan(name)
+    assert [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in result.findings] == expected
+    assert result.port_status is not None and result.port_status.rocm_build == rocm
+
+
+def test_the_json_port_status_shows_the_rocm_build_and_only_where_there_is_one():
+    hollow = json.loads(json.dumps(_scan("hollow_cmake").to_dict()))["port_status"]
+    assert hollow["rocm_build"] == {"present": False, "evidence": [], "covers": [], "hollow": ["CMakeLists.txt:10"]}
+    ported = _scan("cmake_hip").to_dict()["port_status"]
+    assert ported["rocm_build"] == {"present": True, "evidence": [{"where": "CMakeLists.txt:10", "kind": "cmake-arm"}],
+                                    "covers": ["CMakeLists.txt"], "hollow": []}
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    cuda_only = run(REPO / "fixtures/repos/cuda-app", Settings(jobs=1, cache_dir=None)).result.to_dict()
+    assert "rocm_build" not in cuda_only["port_status"]
+
+
+def test_an_arm_works_when_it_configures_anything():
+    assert not arm_works("cmake", ["  # TODO", '  message(STATUS "no HIP yet")', "", "  if(X)", "  endif()"])
+    assert arm_works("cmake", ["  enable_language(HIP)"])
+    assert arm_works("cmake", ['  message(STATUS "HIP")', "  set(GPU_TARGETS gfx942)"])
+    assert not arm_works("make", ["# the AMD build", "$(error HIP is not supported)", "ifeq ($(X),1)", "endif"])
+    assert arm_works("make", ["CXX = hipcc"])
+    assert not arm_works("python", ['    raise RuntimeError(', '        "ROCm is not supported"', "    )", "    # no"])
+    assert not arm_works("python", ["    pass", '    print("cpu only")', "    sys.exit(1)"])
+    assert arm_works("python", ['    args["hipcc"] = ["-O3"]'])
+
+
+def test_rocm_build_reads_hip_language_and_hipcc_outside_cuda_arms_never_hip_on_nvidia():
+    texts = {
+        "CMakeLists.txt": "project(app LANGUAGES CXX HIP)\n",
+        "cuda/CMakeLists.txt": "if(USE_CUDA)\n  enable_language(HIP)\nendif()\n",
+        "build_hip.sh": "# hipcc is the compiler\nhipcc -O3 --offload-arch=gfx942 -c k.hip\n",
+        "nv/Makefile": "CXX = hipcc\nCXXFLAGS = -D__HIP_PLATFORM_NVIDIA__\n",
+    }
+    languages = {"CMakeLists.txt": "cmake", "cuda/CMakeLists.txt": "cmake", "build_hip.sh": "shell",
+                 "nv/Makefile": "make"}
+    got = rocm_build(languages, {}, {"cuda/CMakeLists.txt": [(1, 3)]}, (), {}, texts.get)
+    assert got == RocmBuild((BuildEvidence("CMakeLists.txt:1", "hip-language"),
+                             BuildEvidence("build_hip.sh:2", "hipcc-command")), ("CMakeLists.txt", "build_hip.sh"))
+    assert got.present and not got.hollow_only
+
+
+def test_a_vendor_environment_switch_is_cuda_only_beside_its_rocm_twin():
+    paired = (b"import os\n"
+              b"if torch.version.cuda is not None or os.getenv('FORCE_CUDA', '0') == '1':\n"  # 2
+              b"    a = 1\n"
+              b"elif torch.version.hip is not None or os.environ.get('FORCE_ROCM') == '1':\n"  # 4
+              b"    a = 2\n")
+    # the elif's own ROCm test (4); the if's CUDA branch (2), and its false side, the elif, ROCm's: the `or` is
+    # false only where torch.version.cuda is None
+    assert [(s.line, s.start, s.side) for s in python_spans(paired)] == [
+        (4, (5, 5), "rocm"), (2, (3, 5), "cuda"), (2, (4, 1), "rocm")]
+    # alone, FORCE_CUDA=1 means "build the GPU extension" on a ROCm torch too: no vendor test
+    alone = (b"import os\n"
+             b"if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
+             b"    a = 1\n")
+    assert python_spans(alone) == []
+    # a switch set to a false value asks for nothing
+    off = (b"if os.getenv('FORCE_ROCM') == '0':\n"
+           b"    a = 1\n")
+    assert python_spans(off) == []
