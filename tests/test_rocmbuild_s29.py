@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from porter.portaware.guards import python_spans
-from porter.portaware.rocmbuild import (BuildEvidence, RocmBuild, arm_works, rocm_build)
+from porter.portaware.rocmbuild import BuildEvidence, RocmBuild, arm_works, rocm_build, runs_hipcc
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures/rocmbuild_s29"
@@ -51,6 +51,16 @@ def _scan(name: str):
         ("src/k.cu", 1, "KRN001", "cuda-only", "CMakeLists.txt:3"),
         ("src/k.hip", 1, "KRN001", "handled", "src/k.hip"),
     ], RocmBuild((BuildEvidence("CMakeLists.txt:10", "cmake-arm"),), ("CMakeLists.txt",))),
+    ("script_twins", [
+        ("scripts/bench_cuda.sh", 2, "BLD007", "open", None),
+        ("scripts/bench_cuda.sh", 2, "BLD005", "open", None),
+        ("scripts/build_cuda.sh", 3, "BLD007", "handled", "scripts/build_hip.sh"),
+        ("scripts/build_cuda.sh", 3, "BLD005", "handled", "scripts/build_hip.sh"),
+        ("src/k.cu", 1, "KRN001", "open", None),
+        ("tools/build_cuda.sh", 2, "BLD007", "open", None),
+        ("tools/build_cuda.sh", 2, "BLD005", "open", None),
+    ], RocmBuild((BuildEvidence("scripts/build_hip.sh:3", "build-twin"),),
+                 ("scripts/build_cuda.sh", "scripts/build_hip.sh"))),
 ])
 def test_each_rocmbuild_s29_finding_has_its_exact_status(name, expected, rocm):
     result = _scan(name)
@@ -95,6 +105,14 @@ def test_rocm_build_reads_hip_language_and_hipcc_outside_cuda_arms_never_hip_on_
     assert got == RocmBuild((BuildEvidence("CMakeLists.txt:1", "hip-language"),
                              BuildEvidence("build_hip.sh:2", "hipcc-command")), ("CMakeLists.txt", "build_hip.sh"))
     assert got.present and not got.hollow_only
+
+
+def test_runs_hipcc_reads_commands_and_assignments_never_comments_or_hip_on_nvidia():
+    assert runs_hipcc("#!/bin/sh\nhipcc -O3 -c k.hip\n")
+    assert runs_hipcc("CXX := amdclang++\n")
+    assert not runs_hipcc("# hipcc is not supported yet\nexit 1\n")
+    assert not runs_hipcc("HIPCC_FLAGS = -O3\n")  # a variable named for it runs nothing
+    assert not runs_hipcc("export HIP_PLATFORM=nvidia\nhipcc -c k.cpp\n")
 
 
 def test_a_vendor_environment_switch_is_cuda_only_beside_its_rocm_twin():

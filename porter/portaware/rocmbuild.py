@@ -99,6 +99,12 @@ def _code(line: str) -> str:
     return "".join(out)
 
 
+def runs_hipcc(text: str) -> bool:
+    """Whether a make file or shell script runs or assigns the ROCm compiler (hipcc, amdclang++) outside comments,
+    and not HIP on NVIDIA's platform."""
+    return not _HIP_ON_NVIDIA().search(text) and any(_HIPCC().search(_code(row)) for row in text.split("\n"))
+
+
 def arm_works(language: str, lines: Sequence[str]) -> bool:
     """Whether an arm's body lines configure anything (not hollow): a CMake command other than a message or flow
     control, a make line other than a conditional or message, a Python statement other than pass, raise, print,
@@ -164,7 +170,10 @@ def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[i
     configured = set(configurations)
     for cuda, twin in sorted(twins.items()):
         if twin not in configured:  # a configuration is evidence once, above; it covers each fragment it replaces
-            evidence.append(BuildEvidence(f"{twin}:1", BUILD_TWIN))
+            # at the twin's hipcc line when it has one (a script's command), else its first
+            rows = lines_of(twin) or []
+            at = next((n for n, raw in enumerate(rows, 1) if _HIPCC().search(_code(raw))), 1)
+            evidence.append(BuildEvidence(f"{twin}:{at}", BUILD_TWIN))
         covers.update((cuda, twin))
     for path, language in sorted(languages.items()):
         if language not in ("cmake", "make", "shell") or path in covers:

@@ -128,7 +128,7 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       combine_off_options, commented_defines, found_names, make_off_switches,
                                       off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
-from porter.portaware.rocmbuild import RocmBuild, rocm_build
+from porter.portaware.rocmbuild import RocmBuild, rocm_build, runs_hipcc
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -794,6 +794,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             twin = build_twin(path, folders[posixpath.dirname(path)])
             if twin is not None:
                 pm.file_side[path] = ("twin", CUDA, twin)
+    # A shell build script with findings pairs so too when its twin is a ROCm build (`build_cuda.sh` running nvcc
+    # beside `build_hip.sh` running hipcc: the user runs one of them); a twin that runs no hipcc (`run_hip.sh`, a
+    # `build_hip.sh` that only says HIP is not supported) stands in for no build, so the script stays open.
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or c.language != "shell" or path in pm.file_side:
+            continue
+        twin = build_twin(path, [p for p in folders[posixpath.dirname(path)] if files[p].language == "shell"])
+        data = _read(source, files[twin], limit, held) if twin is not None else None
+        if twin is not None and data is not None and runs_hipcc(data.decode("utf-8", "replace")):
+            pm.file_side[path] = ("twin", CUDA, twin)
     # A build file's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
     # Makefile.rocm, mHC.cu's CMakeLists.txt beside CMakeLists_hip.txt): asked of the source by name, every
     # candidate at once.
@@ -1347,8 +1358,8 @@ def _rocm_build(pm: PortMap, source, files, rocm_configurations: list[str], limi
             elif sp.side == CUDA:
                 cuda_arms.setdefault(p, []).append((sp.start[0], last))
     twins = {p: fs[2] for p, fs in pm.file_side.items()
-             if fs[0] == "twin" and fs[1] == CUDA and p in languages and languages[p] != "shell"
-             and (fs[2] in rocm_configurations or _build_file_name(fs[2]))}
+             if fs[0] == "twin" and fs[1] == CUDA and p in languages
+             and (fs[2] in rocm_configurations or _build_file_name(fs[2]) or languages[p] == "shell")}
 
     def read(path: str) -> str | None:
         c = files.get(path)
