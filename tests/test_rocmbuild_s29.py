@@ -28,8 +28,11 @@ def _scan(name: str):
         ("config/lunix-nvcc.mk", 2, "BLD007", "handled", "config/lunix-hipcc.mk"),
         ("config/lunix-nvcc.mk", 3, "BLD005", "handled", "config/lunix-hipcc.mk"),
         ("src/k.cu", 1, "KRN001", "open", None),
-    ], RocmBuild((BuildEvidence("config/lunix-hipcc.mk:1", "make-configuration"),),
-                 ("config/lunix-hipcc.mk", "config/lunix-nvcc.mk"))),
+        ("target/Makefile", 3, "BLD007", "handled", "target/Makefile:3"),  # the test that opens the CUDA arm
+        ("tools/Makefile", 1, "BLD007", "open", None),  # no ROCm test in this Makefile: no fork
+    ], RocmBuild((BuildEvidence("target/Makefile:7", "make-arm"),
+                  BuildEvidence("config/lunix-hipcc.mk:1", "make-configuration")),
+                 ("config/lunix-hipcc.mk", "config/lunix-nvcc.mk", "target/Makefile"))),
     ("setup_branches", [
         ("ext/ext.cu", 1, "KRN001", "open", None),
         ("ext/setup.py", 10, "BLD006", "open", None),  # the Windows nvcc list no vendor test splits

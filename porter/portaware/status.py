@@ -842,7 +842,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if f.spans:
             pm.spans[path] = [Span(a, b, side, line) for a, b, side, line in f.spans]
         if f.regions:
-            pm.cmake_regions[path] = list(f.regions)
+            pm.cmake_regions[path] = list(f.regions) + (_make_test_lines(f.regions) if c.language == "make" else [])
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
 
@@ -1367,6 +1367,16 @@ def _rocm_build(pm: PortMap, source, files, rocm_configurations: list[str], limi
         return data.decode("utf-8", "replace") if data is not None else None
 
     return rocm_build(languages, arms, cuda_arms, rocm_configurations, twins, read)
+
+
+def _make_test_lines(regions) -> list[tuple[int, int, str, int]]:
+    """The vendor test lines that open a make file's CUDA arms (ludwig's `ifeq ($(TARGET),nvcc)` right above its
+    arm, beside an `ifeq ($(TARGET),hipcc)` one), as regions of their own: the fork's test, not work left, as a
+    CMake `if` line and a C/C++ vendor directive are. A test no CUDA arm follows directly, or inside another
+    region, is not one."""
+    inside = {n for a, b, _s, _g in regions for n in range(a, b + 1)}
+    return [(g, g, CUDA, g) for a, _b, s_, g in regions
+            if s_ == CUDA and isinstance(g, int) and g and a == g + 1 and g not in inside]
 
 
 def _python_build_script(path: str, language: str) -> bool:
