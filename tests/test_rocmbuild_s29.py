@@ -137,3 +137,20 @@ def test_a_vendor_environment_switch_is_cuda_only_beside_its_rocm_twin():
     off = (b"if os.getenv('FORCE_ROCM') == '0':\n"
            b"    a = 1\n")
     assert python_spans(off) == []
+
+
+def test_an_arm_split_by_a_nested_test_is_one_arm_that_works_if_any_part_does():
+    text = ("if(USE_HIP)\n"                          # 1
+            '  message(STATUS "HIP")\n'              # 2
+            "  if(NOT HIP_FOUND)\n"                  # 3
+            '    message(FATAL_ERROR "no hip")\n'    # 4
+            "  endif()\n"                            # 5
+            "  enable_language(HIP)\n"               # 6
+            "endif()\n"
+            "if(WITH_ROCM_MESSAGES)\n"               # 8
+            '  message(STATUS "ROCm")\n'             # 9
+            "endif()\n")
+    arms = {"CMakeLists.txt": [(2, 2, 1), (4, 4, 1), (6, 6, 1), (9, 9, 8)]}
+    got = rocm_build({"CMakeLists.txt": "cmake"}, arms, {}, (), {}, {"CMakeLists.txt": text}.get)
+    assert got == RocmBuild((BuildEvidence("CMakeLists.txt:1", "cmake-arm"),), ("CMakeLists.txt",),
+                            ("CMakeLists.txt:8",))

@@ -157,9 +157,12 @@ def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[i
         if rows is None or language is None:
             continue
         kind = {"cmake": CMAKE_ARM, "make": MAKE_ARM, "meson": MESON_ARM}.get(language, PYTHON_BRANCH)
-        for first, last, guard in sorted(set(arms[path])):
-            body = [rows[n - 1] for n in range(first, min(last, len(rows)) + 1) if n != guard]
-            if arm_works(language, body):
+        # one arm per guard: a nested test splits an arm into several ranges, and the arm works if any of them does
+        by_guard: dict[int, set[int]] = {}
+        for first, last, guard in arms[path]:
+            by_guard.setdefault(guard, set()).update(range(first, min(last, len(rows)) + 1))
+        for guard, numbers in sorted(by_guard.items()):
+            if arm_works(language, [rows[n - 1] for n in sorted(numbers - {guard})]):
                 evidence.append(BuildEvidence(f"{path}:{guard}", kind))
                 covers.add(path)
             else:
