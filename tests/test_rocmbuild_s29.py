@@ -64,6 +64,14 @@ def _scan(name: str):
         ("tools/build_cuda.sh", 2, "BLD005", "open", None),
     ], RocmBuild((BuildEvidence("scripts/build_hip.sh:3", "build-twin"),),
                  ("scripts/build_cuda.sh", "scripts/build_hip.sh"))),
+    ("mixed", [
+        ("cpp/CMakeLists.txt", 5, "BLD001", "open", None),
+        ("cpp/CMakeLists.txt", 6, "BLD003", "open", None),
+        ("cpp/bench.cu", 1, "KRN001", "cuda-only", "cpp/CMakeLists.txt:4"),
+        ("cpp/k.cu", 1, "KRN001", "open", None),
+        ("setup.py", 8, "BLD006", "handled", "setup.py:5"),
+        ("setup.py", 12, "BLD008", "open", None),
+    ], RocmBuild((BuildEvidence("setup.py:5", "python-branch"),), ("setup.py",), ("cpp/CMakeLists.txt:10",))),
 ])
 def test_each_rocmbuild_s29_finding_has_its_exact_status(name, expected, rocm):
     result = _scan(name)
@@ -154,3 +162,17 @@ def test_an_arm_split_by_a_nested_test_is_one_arm_that_works_if_any_part_does():
     got = rocm_build({"CMakeLists.txt": "cmake"}, arms, {}, (), {}, {"CMakeLists.txt": text}.get)
     assert got == RocmBuild((BuildEvidence("CMakeLists.txt:1", "cmake-arm"),), ("CMakeLists.txt",),
                             ("CMakeLists.txt:8",))
+
+
+def test_hollowness_is_read_per_build():
+    rb = RocmBuild((BuildEvidence("setup.py:5", "python-branch"), BuildEvidence("make/Makefile:3", "make-arm")),
+                   ("make/Makefile", "setup.py"), ("cpp/CMakeLists.txt:10", "make/Makefile:9", "tools/Makefile:2"))
+    assert rb.hollow_for("cpp/CMakeLists.txt")        # the CMake project: a hollow arm, no CMake evidence
+    assert rb.hollow_for("cmake/cuda.cmake")          # ... which every CMake file of it shares
+    assert not rb.hollow_for("make/Makefile")         # a hollow arm beside a working one in the same Makefile
+    assert rb.hollow_for("tools/Makefile")            # a Makefile of its own with a hollow arm only
+    assert not rb.hollow_for("setup.py")
+    assert not rb.hollow_for("other/Makefile")        # no ROCm arm at all: nothing hollow to read
+    with_cmake = RocmBuild((BuildEvidence("src/CMakeLists.txt:4", "cmake-arm"),), ("src/CMakeLists.txt",),
+                           ("cpp/CMakeLists.txt:10",))
+    assert not with_cmake.hollow_for("cpp/CMakeLists.txt")  # another CMake file of the project builds for ROCm

@@ -10,8 +10,9 @@ arm, or a make recipe or shell script that runs hipcc. A ROCm arm or branch that
 hollow: listed, never evidence. porter.portaware.status builds the inputs from what it already read (PortMap's
 build-file regions and Python spans, the make configurations, the build twins) and asks `rocm_build` once.
 
-A repository whose every ROCm arm is hollow has no ROCm build: the NVIDIA build's configuration it guards is the
-port's work, not handled by that arm (status.attach_status: rules tagged `nvidia-build`).
+A build whose every ROCm arm is hollow has no ROCm build (RocmBuild.hollow_for: a CMake project, or a make file,
+Meson file or setup.py of its own): the NVIDIA build's configuration its arms guard is the port's work, not handled
+by them (status.without_rocm_build: rules tagged `nvidia-build`).
 """
 from __future__ import annotations
 
@@ -61,6 +62,16 @@ class RocmBuild:
         """Whether the repository's only ROCm build arms are hollow: it has no ROCm build, though it names one."""
         return bool(self.hollow) and not self.evidence
 
+    def hollow_for(self, path: str) -> bool:
+        """Whether the build `path` belongs to names a ROCm build only by hollow arms: for a CMake file, the CMake
+        project (CMake arms configure one project across its files) has hollow ROCm arms and no CMake evidence; for
+        a make file, a Meson file or a setup.py, the file itself (each is run on its own)."""
+        if _is_cmake(path):
+            return (any(_is_cmake(h.rsplit(":", 1)[0]) for h in self.hollow)
+                    and not any(_is_cmake(e.where.rsplit(":", 1)[0]) for e in self.evidence))
+        return (any(h.rsplit(":", 1)[0] == path for h in self.hollow)
+                and not any(e.where.rsplit(":", 1)[0] == path for e in self.evidence))
+
     def to_dict(self) -> dict[str, object]:
         return {"present": self.present, "evidence": [e.to_dict() for e in self.evidence],
                 "covers": list(self.covers), "hollow": list(self.hollow)}
@@ -83,6 +94,11 @@ _HIP_LANGUAGE = lazy_regex(r"(?i)\benable_language\s*\(\s*HIP\b|\bproject\s*\([^
 _HIPCC = lazy_regex(r"(?<![\w./-])(?:hipcc|amdclang\+\+)(?![\w.-])")
 # HIP on NVIDIA's platform: hipcc driving nvcc, which is no ROCm build.
 _HIP_ON_NVIDIA = lazy_regex(r"__HIP_PLATFORM_(?:NVCC|NVIDIA)__|HIP_PLATFORM\s*[:?]?=\s*nv")
+
+
+def _is_cmake(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.startswith("cmakelists") or name.endswith(".cmake")
 
 
 def _code(line: str) -> str:

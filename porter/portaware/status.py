@@ -76,9 +76,10 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
 otherwise open. The repository's ROCm build is read once as a whole (porter.portaware.rocmbuild.RocmBuild, in
 `port_status.rocm_build`: its evidence - a CMake/make/Meson arm, make configuration, build twin, `torch.version.hip`
 branch of a setup.py, HIP language or hipcc command that configures something - the build files it covers, and the
-ROCm arms that are hollow); where every ROCm arm is hollow and there is no other evidence (QGEMM's empty
-`if(USE_HIP)`), a finding of a rule tagged `nvidia-build` that rules 4-7 read handled is open again: no ROCm build
-stands in for the NVIDIA build it configures (without_rocm_build). A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
+ROCm arms that are hollow); where a build's every ROCm arm is hollow and it has no other evidence (QGEMM's empty
+`if(USE_HIP)`; per build: a CMake project, or a make file, Meson file or setup.py of its own), a finding of a rule
+tagged `nvidia-build` that an arm of that build read handled is open again: no ROCm build stands in for the NVIDIA
+build it configures (without_rocm_build). A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
 file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
 arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
 already done, and shown so.
@@ -2106,7 +2107,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
     if pm.off_packages:
         findings = optional_libraries(findings, pm.off_packages)
-    if pm.rocm_build.hollow_only:
+    if pm.rocm_build.hollow:
         findings = without_rocm_build(findings, frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags), pm)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
@@ -2148,16 +2149,26 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
 
 
 def without_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], pm: PortMap) -> tuple[Finding, ...]:
-    """The findings with every NVIDIA-build line (a rule in `nvidia_build`) that a build arm, branch or twin read
-    handled made open again, in a repository whose only ROCm build arms are hollow (RocmBuild.hollow_only: QGEMM's
-    `if(USE_CUDA)` arm beside an empty `if(USE_HIP)`): no ROCm build stands in for it, so configuring one is the
-    port's work. A ROCm-side file's own lines are left as they are (they are the port, not NVIDIA's build)."""
-    def rocm_file(path: str) -> bool:
-        fs = pm.file_side.get(path)
-        return fs is not None and fs[1] == ROCM
+    """The findings with every NVIDIA-build line (a rule in `nvidia_build`) that an arm of its own build read handled
+    made open again where that build names a ROCm build only by hollow arms (RocmBuild.hollow_for: QGEMM's
+    `if(USE_CUDA)` arm beside an empty `if(USE_HIP)`): no ROCm build stands in for the NVIDIA build it configures,
+    so configuring one is the port's work. What another decision handled (a ROCm twin directory, a runtime branch of
+    other code) and a ROCm-side file's own lines are left as they are."""
+    def by_own_build(f: Finding) -> bool:
+        fs = pm.file_side.get(f.path)
+        if (fs is not None and fs[1] == ROCM) or not f.handled_by or not re.search(r":\d+$", f.handled_by):
+            return False
+        at = f.handled_by.rsplit(":", 1)[0]
+        return at == f.path or (_is_cmake_file(at) and _is_cmake_file(f.path))
     return tuple(dataclasses.replace(f, status=Status.OPEN, handled_by=None)
-                 if f.rule in nvidia_build and f.status is Status.HANDLED and not rocm_file(f.path) else f
+                 if f.rule in nvidia_build and f.status is Status.HANDLED and by_own_build(f)
+                 and pm.rocm_build.hollow_for(f.path) else f
                  for f in findings)
+
+
+def _is_cmake_file(path: str) -> bool:
+    name = PurePosixPath(path).name.lower()
+    return name.startswith("cmakelists") or name.endswith(".cmake")
 
 
 def _recount(ka: KernelAnalysisSummary, kernels: list[Kernel]) -> KernelAnalysisSummary:
