@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from porter.portaware.guards import python_spans
-from porter.portaware.rocmbuild import BuildEvidence, RocmBuild, arm_works, rocm_build, runs_hipcc
+from porter.portaware.rocmbuild import (BuildEvidence, RocmBuild, arm_works, inert_runs, rocm_build, rocm_lines,
+                                        runs_hipcc)
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures/rocmbuild_s29"
@@ -57,8 +58,8 @@ def _scan(name: str):
     ("script_twins", [
         ("scripts/bench_cuda.sh", 2, "BLD007", "open", None),
         ("scripts/bench_cuda.sh", 2, "BLD005", "open", None),
-        ("scripts/build_cuda.sh", 3, "BLD007", "handled", "scripts/build_hip.sh"),
-        ("scripts/build_cuda.sh", 3, "BLD005", "handled", "scripts/build_hip.sh"),
+        ("scripts/build_cuda.sh", 3, "BLD007", "handled", "scripts/build_hip.sh:3"),
+        ("scripts/build_cuda.sh", 3, "BLD005", "handled", "scripts/build_hip.sh:3"),
         ("src/k.cu", 1, "KRN001", "open", None),
         ("tools/build_cuda.sh", 2, "BLD007", "open", None),
         ("tools/build_cuda.sh", 2, "BLD005", "open", None),
@@ -112,10 +113,20 @@ def test_rocm_build_reads_hip_language_and_hipcc_outside_cuda_arms_never_hip_on_
     }
     languages = {"CMakeLists.txt": "cmake", "cuda/CMakeLists.txt": "cmake", "build_hip.sh": "shell",
                  "nv/Makefile": "make"}
-    got = rocm_build(languages, {}, {"cuda/CMakeLists.txt": [(1, 3)]}, (), {}, texts.get)
+    got = rocm_build(languages, {}, {"cuda/CMakeLists.txt": [(1, 3)]}, (), {},
+                     {p: inert_runs(languages[p], t) for p, t in texts.items()},
+                     {p: rocm_lines(languages[p], t) for p, t in texts.items()})
     assert got == RocmBuild((BuildEvidence("CMakeLists.txt:1", "hip-language"),
                              BuildEvidence("build_hip.sh:2", "hipcc-command")), ("CMakeLists.txt", "build_hip.sh"))
     assert got.present and not got.hollow_only
+
+
+def test_inert_runs_and_rocm_lines_are_what_a_build_files_facts_keep():
+    text = "# hip\nif(USE_HIP)\n  message(STATUS hip)\n  enable_language(HIP)\nendif()\n"
+    assert inert_runs("cmake", text) == ((1, 3), (5, 6))
+    assert rocm_lines("cmake", text) == (4,)
+    assert rocm_lines("make", "HIPCC = hipcc\n# hipcc\nall:\n\thipcc -c k.hip\n") == (1, 4)
+    assert rocm_lines("shell", "export HIP_PLATFORM=nvidia\nhipcc -c k.cpp\n") == ()
 
 
 def test_runs_hipcc_reads_commands_and_assignments_never_comments_or_hip_on_nvidia():
@@ -159,7 +170,7 @@ def test_an_arm_split_by_a_nested_test_is_one_arm_that_works_if_any_part_does():
             '  message(STATUS "ROCm")\n'             # 9
             "endif()\n")
     arms = {"CMakeLists.txt": [(2, 2, 1), (4, 4, 1), (6, 6, 1), (9, 9, 8)]}
-    got = rocm_build({"CMakeLists.txt": "cmake"}, arms, {}, (), {}, {"CMakeLists.txt": text}.get)
+    got = rocm_build({"CMakeLists.txt": "cmake"}, arms, {}, (), {}, {"CMakeLists.txt": inert_runs("cmake", text)}, {})
     assert got == RocmBuild((BuildEvidence("CMakeLists.txt:1", "cmake-arm"),), ("CMakeLists.txt",),
                             ("CMakeLists.txt:8",))
 

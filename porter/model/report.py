@@ -96,6 +96,11 @@ class PortFacts:
     # A torch-extension setup.py's source paths as its string literals spell them, a path.join of literals joined
     # with "/" and any computed part as "*" (porter.portaware.scope.setup_source_patterns): what setuptools compiles
     sources: tuple[str, ...] = ()
+    # A build file's (CMake, make, Meson, shell, setup.py) runs of lines that configure nothing (first, last: blank,
+    # comment, message, flow control; porter.portaware.rocmbuild.inert_runs) and its lines that enable the HIP
+    # language or run hipcc outside comments (rocmbuild.rocm_lines): what the repository's RocmBuild reads of it
+    inert: tuple[tuple[int, int], ...] = ()
+    rocm_lines: tuple[int, ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -8,7 +8,8 @@ that configures the extension (conch's `extra_compile_args["hipcc"]`), the HIP l
 arm, or a make recipe or shell script that runs hipcc. A ROCm arm or branch that compiles nothing - only comments,
 `message()`, `$(error ...)`, `raise`, `print` (heldout39's QGEMM: `if(USE_HIP)` with four blank lines) - is
 hollow: listed, never evidence. porter.portaware.status builds the inputs from what it already read (PortMap's
-build-file regions and Python spans, the make configurations, the build twins) and asks `rocm_build` once.
+build-file regions and Python spans, the make configurations, the build twins, and each build file's cached facts:
+its inert_runs and rocm_lines, so no file is read again) and asks `rocm_build` once.
 
 A build whose every ROCm arm is hollow has no ROCm build (RocmBuild.hollow_for: a CMake project, or a make file,
 Meson file or setup.py of its own): the NVIDIA build's configuration its arms guard is the port's work, not handled
@@ -17,9 +18,10 @@ by them (status.without_rocm_build: rules tagged `nvidia-build`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
+from porter.portaware.scope import make_conditional
 
 # Evidence kinds, in the order they are looked for.
 CMAKE_ARM = "cmake-arm"
@@ -81,8 +83,8 @@ class RocmBuild:
 _CMAKE_COMMAND = lazy_regex(r"^\s*([A-Za-z_]\w*)\s*\(")
 # CMake commands that configure nothing a compiler sees: flow control and messages.
 _CMAKE_INERT = frozenset({"message", "if", "elseif", "else", "endif", "return"})
-# A make line that configures nothing: a conditional's own line or a message.
-_MAKE_INERT = lazy_regex(r"^\s*(?:(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b.*|\$\((?:info|warning|error)\b.*)?$")
+# A make line that configures nothing besides a conditional's own line (scope.make_conditional): a message.
+_MAKE_MESSAGE = lazy_regex(r"^\s*(?:\$\((?:info|warning|error)\b.*)?$")
 # A Python line that configures nothing: `pass`, `...`, a `raise`, a print or warning, an exit, and the string or
 # bracket lines such a call continues on.
 _PY_INERT = lazy_regex(r"""^\s*(?:pass|\.\.\.|raise\b.*|(?:print|warnings\.warn|logging\.\w+|logger\.\w+|sys\.exit|exit)\s*\(.*"""
@@ -118,67 +120,82 @@ def _code(line: str) -> str:
 def runs_hipcc(text: str) -> bool:
     """Whether a make file or shell script runs or assigns the ROCm compiler (hipcc, amdclang++) outside comments,
     and not HIP on NVIDIA's platform."""
-    return not _HIP_ON_NVIDIA().search(text) and any(_HIPCC().search(_code(row)) for row in text.split("\n"))
+    return bool(rocm_lines("shell", text))
+
+
+def rocm_lines(language: str, text: str) -> tuple[int, ...]:
+    """A build file's lines that build for ROCm by themselves: in CMake, the HIP language or a HIP target
+    (`enable_language(HIP)`, `project(... LANGUAGES HIP)`, `LANGUAGE HIP`, `hip_add_library`); in a make file or
+    shell script, hipcc or amdclang++ run or assigned. Outside comments; none in a file that builds HIP on NVIDIA's
+    platform (`__HIP_PLATFORM_NVIDIA__`, `HIP_PLATFORM=nvidia`)."""
+    if language not in ("cmake", "make", "shell") or _HIP_ON_NVIDIA().search(text):
+        return ()
+    pattern = _HIP_LANGUAGE() if language == "cmake" else _HIPCC()
+    return tuple(n for n, raw in enumerate(text.split("\n"), 1) if pattern.search(_code(raw)))
+
+
+def _inert(language: str, raw: str) -> bool:
+    """Whether one line of a build file configures nothing (see arm_works)."""
+    if language == "python":
+        return raw.lstrip().startswith("#") or bool(_PY_INERT().match(raw))
+    text = _code(raw).strip()
+    if not text:
+        return True
+    if language in ("cmake", "meson"):
+        m = _CMAKE_COMMAND().match(text)
+        if m is None:
+            # a continued command's argument line is inert; a Meson assignment is not
+            return not (language == "meson" and "=" in text)
+        return m.group(1).lower() in _CMAKE_INERT
+    return bool(_MAKE_MESSAGE().match(text)) or make_conditional(text) is not None
 
 
 def arm_works(language: str, lines: Sequence[str]) -> bool:
     """Whether an arm's body lines configure anything (not hollow): a CMake command other than a message or flow
     control, a make line other than a conditional or message, a Python statement other than pass, raise, print,
     warn or exit."""
-    for raw in lines:
-        if language == "python":
-            if not raw.lstrip().startswith("#") and not _PY_INERT().match(raw):
-                return True
+    return any(not _inert(language, raw) for raw in lines)
+
+
+def inert_runs(language: str, text: str) -> tuple[tuple[int, int], ...]:
+    """The runs (first line, last line) of a build file's lines that configure nothing: what file_facts keeps of
+    it, so RocmBuild decides an arm's hollowness without reading the file again."""
+    runs: list[tuple[int, int]] = []
+    for n, raw in enumerate(text.split("\n"), 1):
+        if not _inert(language, raw):
             continue
-        text = _code(raw).strip()
-        if not text:
-            continue
-        if language in ("cmake", "meson"):
-            m = _CMAKE_COMMAND().match(text)
-            if m is None:
-                # a continued command's argument line, or a meson assignment
-                if language == "meson" and "=" in text:
-                    return True
-                continue
-            if m.group(1).lower() not in _CMAKE_INERT:
-                return True
-            continue
-        if not _MAKE_INERT().match(text):
-            return True
-    return False
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return tuple(runs)
 
 
 def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[int, int, int]]],
                cuda_arms: Mapping[str, Iterable[tuple[int, int]]], configurations: Iterable[str],
-               twins: Mapping[str, str], read: Callable[[str], str | None]) -> RocmBuild:
-    """The RocmBuild of a repository. `languages`: each build file's language ("cmake", "make", "meson", "shell",
-    "python" for a Python build script); `arms`: per build file, its ROCm arms and branches (first line, last line,
-    guard line); `cuda_arms`: per build file, the line ranges only the CUDA build reads (no HIP language or hipcc
-    there is evidence); `configurations`: make fragments that select the ROCm toolchain; `twins`: CUDA build file ->
-    its ROCm twin build file or the ROCm configuration that replaces it; `read`: a build file's text, or None."""
+               twins: Mapping[str, str], inert: Mapping[str, Sequence[tuple[int, int]]],
+               lines: Mapping[str, Sequence[int]]) -> RocmBuild:
+    """The RocmBuild of a repository, from each build file's facts. `languages`: each build file's language
+    ("cmake", "make", "meson", "shell", "python" for a Python build script); `arms`: per build file, its ROCm arms and
+    branches (first line, last line, guard line); `cuda_arms`: per build file, the line ranges only the CUDA build
+    reads (no HIP language or hipcc there is evidence); `configurations`: make fragments that select the ROCm
+    toolchain; `twins`: CUDA build file -> its ROCm twin build file or the ROCm configuration that replaces it;
+    `inert`: per build file, its inert_runs; `lines`: per build file, its rocm_lines."""
     evidence: list[BuildEvidence] = []
     hollow: list[str] = []
     covers: set[str] = set()
-    texts: dict[str, list[str] | None] = {}
-
-    def lines_of(path: str) -> list[str] | None:
-        if path not in texts:
-            text = read(path)
-            texts[path] = text.split("\n") if text is not None else None
-        return texts[path]
-
     for path in sorted(arms):
         language = languages.get(path)
-        rows = lines_of(path) if language else None
-        if rows is None or language is None:
+        if language is None or path not in inert:
             continue
+        idle = {n for a, b in inert[path] for n in range(a, b + 1)}
         kind = {"cmake": CMAKE_ARM, "make": MAKE_ARM, "meson": MESON_ARM}.get(language, PYTHON_BRANCH)
         # one arm per guard: a nested test splits an arm into several ranges, and the arm works if any of them does
         by_guard: dict[int, set[int]] = {}
         for first, last, guard in arms[path]:
-            by_guard.setdefault(guard, set()).update(range(first, min(last, len(rows)) + 1))
+            by_guard.setdefault(guard, set()).update(range(first, last + 1))
         for guard, numbers in sorted(by_guard.items()):
-            if arm_works(language, [rows[n - 1] for n in sorted(numbers - {guard})]):
+            if numbers - {guard} - idle:
                 evidence.append(BuildEvidence(f"{path}:{guard}", kind))
                 covers.add(path)
             else:
@@ -190,21 +207,14 @@ def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[i
     for cuda, twin in sorted(twins.items()):
         if twin not in configured:  # a configuration is evidence once, above; it covers each fragment it replaces
             # at the twin's hipcc line when it has one (a script's command), else its first
-            rows = lines_of(twin) or []
-            at = next((n for n, raw in enumerate(rows, 1) if _HIPCC().search(_code(raw))), 1)
-            evidence.append(BuildEvidence(f"{twin}:{at}", BUILD_TWIN))
+            evidence.append(BuildEvidence(f"{twin}:{min(lines.get(twin, ()), default=1)}", BUILD_TWIN))
         covers.update((cuda, twin))
     for path, language in sorted(languages.items()):
         if language not in ("cmake", "make", "shell") or path in covers:
             continue
-        rows = lines_of(path)
-        if rows is None or _HIP_ON_NVIDIA().search("\n".join(rows)):
-            continue
-        skip = [(a, b) for a, b in cuda_arms.get(path, ())]
-        pattern = _HIP_LANGUAGE() if language == "cmake" else _HIPCC()
-        for n, raw in enumerate(rows, 1):
-            if pattern.search(_code(raw)) and not any(a <= n <= b for a, b in skip):
-                evidence.append(BuildEvidence(f"{path}:{n}", HIP_LANGUAGE if language == "cmake" else HIPCC_COMMAND))
-                covers.add(path)
-                break
+        skip = list(cuda_arms.get(path, ()))
+        at = next((n for n in lines.get(path, ()) if not any(a <= n <= b for a, b in skip)), None)
+        if at is not None:
+            evidence.append(BuildEvidence(f"{path}:{at}", HIP_LANGUAGE if language == "cmake" else HIPCC_COMMAND))
+            covers.add(path)
     return RocmBuild(tuple(evidence), tuple(sorted(covers)), tuple(hollow))

@@ -129,7 +129,7 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       combine_off_options, commented_defines, found_names, make_off_switches,
                                       off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
-from porter.portaware.rocmbuild import RocmBuild, rocm_build, runs_hipcc
+from porter.portaware.rocmbuild import RocmBuild, inert_runs, rocm_build, rocm_lines
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import class_spans, class_twins, forward_declarations
 
@@ -251,6 +251,8 @@ class PortMap:
     notes: list[str] = field(default_factory=list)
     # the repository's ROCm build read as a whole (porter.portaware.rocmbuild): its evidence, or only hollow arms
     rocm_build: RocmBuild = field(default_factory=RocmBuild)
+    # shell build scripts whose name twin is a ROCm build script -> "path:line" of the twin's hipcc command
+    script_builds: dict[str, str] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False, breaks: bool = False,
@@ -455,7 +457,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-25"
+FACTS_VERSION = b"portaware-facts-26"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -516,12 +518,17 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         text = data.decode("utf-8", "replace")
         return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text))
                          + tuple(make_toolchain_regions(text)),
+                         inert=inert_runs("make", text), rocm_lines=rocm_lines("make", text),
                          components=tuple(automake_components(path, text))
                          if PurePosixPath(path).name == AUTOMAKE_NAME else (),
                          tested=(MAKE_ROCM_CONFIGURATION,)
                          if _fragment(path) and make_rocm_configuration(text) else ())
     if language == "meson":
-        return PortFacts(regions=tuple(meson_conditional_regions(data.decode("utf-8", "replace"))))
+        text = data.decode("utf-8", "replace")
+        return PortFacts(regions=tuple(meson_conditional_regions(text)), inert=inert_runs("meson", text))
+    if language == "shell":
+        # a shell script only says whether it runs hipcc (a ROCm build script: RocmBuild, script twins)
+        return PortFacts(rocm_lines=rocm_lines("shell", data.decode("utf-8", "replace")))
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
@@ -532,6 +539,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         regions = [*regions, *cmake_twin_variables(text, cmds), *cmake_twin_functions(cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
+                         inert=inert_runs("cmake", text), rocm_lines=rocm_lines("cmake", text),
                          tested=tuple(cmake_tested(text)) + own_project,
                          language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds))
                          + tuple(cuda_variable_spans(cmds)),
@@ -563,6 +571,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          refs=tuple((r.target, r.side, r.where, r.twin)
                                     for r in setup_references(path, data.decode("utf-8", "replace"), spans))
                          if setup else (), tested=own, sources=sources,
+                         # a build script's inert lines, for the hollowness of its ROCm branches (RocmBuild)
+                         inert=inert_runs("python", data.decode("utf-8", "replace"))
+                         if _python_build_script(path, language) and own_spans else (),
                          # ROCm-side str.replace on kernel source (porter.portaware.rewrites)
                          rewrites=tuple(rocm_rewrites(sf.root, own_spans)) if b".replace(" in data else ())
     return PortFacts(tested=own, sources=sources)
@@ -795,17 +806,6 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             twin = build_twin(path, folders[posixpath.dirname(path)])
             if twin is not None:
                 pm.file_side[path] = ("twin", CUDA, twin)
-    # A shell build script with findings pairs so too when its twin is a ROCm build (`build_cuda.sh` running nvcc
-    # beside `build_hip.sh` running hipcc: the user runs one of them); a twin that runs no hipcc (`run_hip.sh`, a
-    # `build_hip.sh` that only says HIP is not supported) stands in for no build, so the script stays open.
-    for path in sorted(with_findings):
-        c = files.get(path)
-        if c is None or c.language != "shell" or path in pm.file_side:
-            continue
-        twin = build_twin(path, [p for p in folders[posixpath.dirname(path)] if files[p].language == "shell"])
-        data = _read(source, files[twin], limit, held) if twin is not None else None
-        if twin is not None and data is not None and runs_hipcc(data.decode("utf-8", "replace")):
-            pm.file_side[path] = ("twin", CUDA, twin)
     # A build file's twin whose name gives porter no language is not listed (uccl's collective/rdma/Makefile beside
     # Makefile.rocm, mHC.cu's CMakeLists.txt beside CMakeLists_hip.txt): asked of the source by name, every
     # candidate at once.
@@ -829,7 +829,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         r = scanned.get(path)
-        if c.language not in ("cuda", "cmake", "make", "meson") and not (c.language == "python" and (
+        if c.language not in ("cuda", "cmake", "make", "meson", "shell") and not (c.language == "python" and (
                 path in with_findings or PurePosixPath(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
@@ -855,6 +855,20 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                       and files[p].language == "make" and p not in rocm_configurations]
         for path, twin in configuration_twins(candidates, rocm_configurations).items():
             pm.file_side[path] = ("twin", CUDA, twin)
+
+    # A shell build script with findings whose name twin is a ROCm build script (`build_cuda.sh` running nvcc beside
+    # `build_hip.sh` running hipcc: the user runs one of them): its NVIDIA-build lines are that twin's to replace
+    # (attach_status); a twin that runs no hipcc (`run_hip.sh`, a `build_hip.sh` that only says HIP is not
+    # supported) stands in for no build, so the script stays open. Only the build lines: a library the script links
+    # (NVML) may still need its callers ported.
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or c.language != "shell" or path in pm.file_side:
+            continue
+        twin = build_twin(path, [p for p in folders[posixpath.dirname(path)] if files[p].language == "shell"])
+        found = facts.get(twin).rocm_lines if twin is not None and twin in facts else ()
+        if twin is not None and found:
+            pm.script_builds[path] = f"{twin}:{found[0]}"
 
     # A directory named for AMD whose code is OpenCL (xmr-stak's backend/amd/ includes <OpenCL/cl.h>): the AMD GPUs
     # run it, but no HIP build compiles it, so its name is no evidence of a ROCm port (scope.other_model_dirs). Its
@@ -1329,13 +1343,13 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             data = _read(source, c, limit, held)
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
-    pm.rocm_build = _rocm_build(pm, source, files, rocm_configurations, limit, held)
+    pm.rocm_build = _rocm_build(pm, files, facts, rocm_configurations)
     return pm
 
 
-def _rocm_build(pm: PortMap, source, files, rocm_configurations: list[str], limit: int, held) -> RocmBuild:
+def _rocm_build(pm: PortMap, files, facts: dict[str, PortFacts], rocm_configurations: list[str]) -> RocmBuild:
     """The repository's ROCm build (porter.portaware.rocmbuild), from the build-file arms, Python build-script
-    branches, make configurations and build twins the PortMap holds, reading only build files and shell scripts."""
+    branches, make configurations and build twins the PortMap holds and the build files' facts (read once)."""
     languages = {p: ("python" if c.language == "python" else c.language) for p, c in files.items()
                  if c.language in ("cmake", "make", "meson", "shell") or _python_build_script(p, c.language)}
     arms: dict[str, list[tuple[int, int, int]]] = {}
@@ -1359,15 +1373,12 @@ def _rocm_build(pm: PortMap, source, files, rocm_configurations: list[str], limi
             elif sp.side == CUDA:
                 cuda_arms.setdefault(p, []).append((sp.start[0], last))
     twins = {p: fs[2] for p, fs in pm.file_side.items()
-             if fs[0] == "twin" and fs[1] == CUDA and p in languages
-             and (fs[2] in rocm_configurations or _build_file_name(fs[2]) or languages[p] == "shell")}
-
-    def read(path: str) -> str | None:
-        c = files.get(path)
-        data = _read(source, c, limit, held) if c is not None else None
-        return data.decode("utf-8", "replace") if data is not None else None
-
-    return rocm_build(languages, arms, cuda_arms, rocm_configurations, twins, read)
+             if fs[0] == "twin" and fs[1] == CUDA and p in languages and languages[p] != "shell"
+             and (fs[2] in rocm_configurations or _build_file_name(fs[2]))}
+    twins.update({p: ev.rsplit(":", 1)[0] for p, ev in pm.script_builds.items()})
+    return rocm_build(languages, arms, cuda_arms, rocm_configurations, twins,
+                      {p: f.inert for p, f in facts.items() if p in languages},
+                      {p: f.rocm_lines for p, f in facts.items() if f.rocm_lines})
 
 
 def _make_test_lines(regions) -> list[tuple[int, int, str, int]]:
@@ -2105,6 +2116,11 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for f in findings
                          for by in [script_twin(f, pm.script_twins[f.path])
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
+    if pm.script_builds:
+        nvidia = frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags)
+        findings = tuple(dataclasses.replace(f, status=Status.HANDLED, handled_by=pm.script_builds[f.path])
+                         if f.status is Status.OPEN and f.rule in nvidia and f.path in pm.script_builds else f
+                         for f in findings)
     if pm.off_packages:
         findings = optional_libraries(findings, pm.off_packages)
     if pm.rocm_build.hollow:
