@@ -107,6 +107,11 @@ class PortFacts:
     # A torch-extension setup.py's source paths as its string literals spell them, a path.join of literals joined
     # with "/" and any computed part as "*" (porter.portaware.scope.setup_source_patterns): what setuptools compiles
     sources: tuple[str, ...] = ()
+    # A build file's (CMake, make, Meson, shell, setup.py) runs of lines that configure nothing (first, last: blank,
+    # comment, message, flow control; porter.portaware.rocmbuild.inert_runs) and its lines that enable the HIP
+    # language or run hipcc outside comments (rocmbuild.rocm_lines): what the repository's RocmBuild reads of it
+    inert: tuple[tuple[int, int], ...] = ()
+    rocm_lines: tuple[int, ...] = ()
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None
@@ -237,9 +242,14 @@ class PortStatusSummary:
     findings: StatusCounts = StatusCounts()
     handled_by: tuple[tuple[str, int], ...] = ()  # ("path:line" or "config-file:line", spots), sorted
     kernels: StatusCounts = StatusCounts()
+    # the repository's ROCm build (porter.portaware.rocmbuild.RocmBuild), when it has one or only hollow arms of one
+    rocm_build: Serialisable | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
+        out = {**self.findings.to_dict(), "handled_by": dict(self.handled_by), "kernels": self.kernels.to_dict()}
+        if self.rocm_build is not None:
+            out["rocm_build"] = self.rocm_build.to_dict()
+        return out
 
 
 class Serialisable(Protocol):

@@ -237,6 +237,11 @@ _py_rocm_expr = lazy_regex(r"^(?:torch\.)?version\.hip$|(?:^|\.)(?:is_hip|is_roc
 
 
 _py_platform_name = lazy_regex(r"^[A-Z][A-Z0-9_]*$")
+# An environment lookup of one variable (`os.getenv("FORCE_CUDA", "0")`, `os.environ.get("FORCE_ROCM")`,
+# `os.environ["USE_HIP"]`), as its text reads with spaces kept: _py_side's environment switch
+_py_env_switch = lazy_regex(r"""^os\.(?:getenv|environ\.get)\(\s*["'](\w+)["']\s*(?:,[^()]*)?\)$|^os\.environ\[\s*["'](\w+)["']\s*\]$""")
+# The values an environment switch is set to when it asks for something (`FORCE_CUDA=1`).
+_TRUE_VALUES = frozenset({"1", "true", "on", "yes"})
 _py_getattr_version = lazy_regex(r"""^getattr\((?:torch\.)?version,["'](hip|cuda)["'](?:,None)?\)$""")
 
 
@@ -255,6 +260,17 @@ def _tests_attribute(left, right, data: bytes) -> bool:
 
 def _py_text(node, data: bytes) -> str:
     return re.sub(r"\s+", "", data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+
+
+def _env_switch_side(name: str, data: bytes) -> str | None:
+    """The build an environment switch asks for: ROCm by its name (`FORCE_ROCM`, `USE_HIP`); CUDA only beside its
+    ROCm twin in the same file (`FORCE_CUDA` beside `FORCE_ROCM`): alone, PyTorch extensions read FORCE_CUDA=1 as
+    "build the GPU extension" on a ROCm torch too."""
+    side = name_side(name, python=True)
+    if side is not None or "CUDA" not in name.upper():
+        return side
+    twins = (re.sub("(?i)cuda", w, name) for w in ("ROCM", "HIP", "AMD"))
+    return CUDA if any(re.search(rb"(?<!\w)" + re.escape(t.encode()) + rb"(?!\w)", data) for t in twins) else None
 
 
 def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
@@ -285,6 +301,16 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
             if not pure or s is None:
                 return None, False
             return (s if text[1] in ("is not", "!=") else _flip(s)), True
+        if len(kids) == 3 and text[1] == "==" and kids[2].type == "string":
+            # An environment switch named for a vendor set to a true value (`os.getenv("FORCE_CUDA", "0") == "1"`,
+            # `os.environ.get("FORCE_ROCM") == "1"`): the user asks for that vendor's build, so the test is true on
+            # it only; its false branch is every other build (not pure)
+            env = _py_env_switch().match(_py_text(kids[0], data))
+            value = _py_text(kids[2], data).strip("\"'").lower()
+            if env is not None and value in _TRUE_VALUES:
+                side = _env_switch_side(env.group(1) or env.group(2), data)
+                if side is not None:
+                    return side, False
         if len(kids) == 3 and text[1] in ("==", "!=") and kids[2].type == "string":
             # A platform constant compared to a vendor's name (TGI's `SYSTEM == "rocm"`, set once from
             # torch.version.hip): the ROCm test is the whole condition, so its else is the CUDA (or another)
@@ -335,6 +361,11 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
             # `hasattr(torch.version, "hip") and torch.version.hip is not None` is the right test alone, spelled for
             # an object that may lack the attribute (as `getattr(torch.version, "hip", None)` is)
             return rs, rp
+        if op == "or" and ls == rs and ls in (CUDA, ROCM):
+            # `(torch.cuda.is_available() and torch.version.cuda is not None) or os.getenv("FORCE_CUDA") == "1"`:
+            # each side is true on that vendor's build only, so their `or` is too; false, it is the other build's
+            # when one side alone is (a pure test false only there)
+            return ls, lp or rp
         s = ls if ls and lp else rs if rs and rp else None
         if s is None and op == "and":
             # `is_cuda() and cap >= 9`: true on the CUDA build only, whether or not is_cuda()'s false is ROCm's

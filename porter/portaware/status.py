@@ -78,7 +78,13 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    in a definition the twin lacks;
 12. an API or library spot in a `.cu`/`.cuh` whose same-stem sibling (`pool.cu` / `pool.cpp`) spells the spot's HIP
    name and none of its CUDA names (PortMap.by_twin) → handled, by that line of the twin;
-otherwise open. A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
+otherwise open. The repository's ROCm build is read once as a whole (porter.portaware.rocmbuild.RocmBuild, in
+`port_status.rocm_build`: its evidence - a CMake/make/Meson arm, make configuration, build twin, `torch.version.hip`
+branch of a setup.py, HIP language or hipcc command that configures something - the build files it covers, and the
+ROCm arms that are hollow); where a build's every ROCm arm is hollow and it has no other evidence (QGEMM's empty
+`if(USE_HIP)`; per build: a CMake project, or a make file, Meson file or setup.py of its own), a finding of a rule
+tagged `nvidia-build` that an arm of that build read handled is open again: no ROCm build stands in for the NVIDIA
+build it configures (without_rocm_build). A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
 file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
 arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
 already done, and shown so.
@@ -128,6 +134,7 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       combine_off_options, commented_defines, found_names, make_off_switches,
                                       off_arms, off_packages)
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
+from porter.portaware.rocmbuild import RocmBuild, inert_runs, rocm_build, rocm_lines
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import (class_spans, class_twins, definition_twin, forward_declarations,
                                     visible_definitions)
@@ -251,6 +258,10 @@ class PortMap:
     definition_twins: dict[str, tuple[str, tuple[tuple[int, int, str], ...]]] = field(default_factory=dict)
     # what the reader is told beside the output (a directory named for AMD that is OpenCL code), in order
     notes: list[str] = field(default_factory=list)
+    # the repository's ROCm build read as a whole (porter.portaware.rocmbuild): its evidence, or only hollow arms
+    rocm_build: RocmBuild = field(default_factory=RocmBuild)
+    # shell build scripts whose name twin is a ROCm build script -> "path:line" of the twin's hipcc command
+    script_builds: dict[str, str] = field(default_factory=dict)
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False, breaks: bool = False,
@@ -454,6 +465,10 @@ BEYOND_RENAME_TAG = "beyond-rename"
 BREAKS_BUILD_TAG = "breaks-build"
 # A rule with this tag asks for an AMD GPU runner in CI: a CI job already on one handles it.
 RUNNER_TAG = "gpu-runner"
+# A rule with this tag reports a line of the NVIDIA build's configuration (nvcc as compiler, -arch/-gencode, nvcc
+# flags, the CUDA language, FindCUDA): handled only where the repository has a ROCm build (PortMap.rocm_build); an
+# arm whose ROCm side is hollow and a repository with no other ROCm build leave it open (attach_status).
+NVIDIA_BUILD_TAG = "nvidia-build"
 
 
 def _read(source, c, limit: int, held=None) -> bytes | None:
@@ -467,7 +482,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-24"
+FACTS_VERSION = b"portaware-facts-26"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -528,12 +543,17 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         text = data.decode("utf-8", "replace")
         return PortFacts(regions=tuple(make_twin_regions(text)) + tuple(make_conditional_regions(text))
                          + tuple(make_toolchain_regions(text)),
+                         inert=inert_runs("make", text), rocm_lines=rocm_lines("make", text),
                          components=tuple(automake_components(path, text))
                          if PurePosixPath(path).name == AUTOMAKE_NAME else (),
                          tested=(MAKE_ROCM_CONFIGURATION,)
                          if _fragment(path) and make_rocm_configuration(text) else ())
     if language == "meson":
-        return PortFacts(regions=tuple(meson_conditional_regions(data.decode("utf-8", "replace"))))
+        text = data.decode("utf-8", "replace")
+        return PortFacts(regions=tuple(meson_conditional_regions(text)), inert=inert_runs("meson", text))
+    if language == "shell":
+        # a shell script only says whether it runs hipcc (a ROCm build script: RocmBuild, script twins)
+        return PortFacts(rocm_lines=rocm_lines("shell", data.decode("utf-8", "replace")))
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
@@ -544,6 +564,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         regions = [*regions, *cmake_twin_variables(text, cmds), *cmake_twin_functions(cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
+                         inert=inert_runs("cmake", text), rocm_lines=rocm_lines("cmake", text),
                          tested=tuple(cmake_tested(text)) + own_project,
                          language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds))
                          + tuple(cuda_variable_spans(cmds)),
@@ -575,6 +596,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          refs=tuple((r.target, r.side, r.where, r.twin)
                                     for r in setup_references(path, data.decode("utf-8", "replace"), spans))
                          if setup else (), tested=own, sources=sources,
+                         # a build script's inert lines, for the hollowness of its ROCm branches (RocmBuild)
+                         inert=inert_runs("python", data.decode("utf-8", "replace"))
+                         if _python_build_script(path, language) and own_spans else (),
                          # ROCm-side str.replace on kernel source (porter.portaware.rewrites)
                          rewrites=tuple(rocm_rewrites(sf.root, own_spans)) if b".replace(" in data else ())
     return PortFacts(tested=own, sources=sources)
@@ -830,7 +854,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         r = scanned.get(path)
-        if c.language not in ("cuda", "cmake", "make", "meson") and not (c.language == "python" and (
+        if c.language not in ("cuda", "cmake", "make", "meson", "shell") and not (c.language == "python" and (
                 path in with_findings or PurePosixPath(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
@@ -844,7 +868,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if f.spans:
             pm.spans[path] = [Span(a, b, side, line) for a, b, side, line in f.spans]
         if f.regions:
-            pm.cmake_regions[path] = list(f.regions)
+            pm.cmake_regions[path] = list(f.regions) + (_make_test_lines(f.regions) if c.language == "make" else [])
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
 
@@ -856,6 +880,20 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                       and files[p].language == "make" and p not in rocm_configurations]
         for path, twin in configuration_twins(candidates, rocm_configurations).items():
             pm.file_side[path] = ("twin", CUDA, twin)
+
+    # A shell build script with findings whose name twin is a ROCm build script (`build_cuda.sh` running nvcc beside
+    # `build_hip.sh` running hipcc: the user runs one of them): its NVIDIA-build lines are that twin's to replace
+    # (attach_status); a twin that runs no hipcc (`run_hip.sh`, a `build_hip.sh` that only says HIP is not
+    # supported) stands in for no build, so the script stays open. Only the build lines: a library the script links
+    # (NVML) may still need its callers ported.
+    for path in sorted(with_findings):
+        c = files.get(path)
+        if c is None or c.language != "shell" or path in pm.file_side:
+            continue
+        twin = build_twin(path, [p for p in folders[posixpath.dirname(path)] if files[p].language == "shell"])
+        found = facts.get(twin).rocm_lines if twin is not None and twin in facts else ()
+        if twin is not None and found:
+            pm.script_builds[path] = f"{twin}:{found[0]}"
 
     # A directory named for AMD whose code is OpenCL (xmr-stak's backend/amd/ includes <OpenCL/cl.h>): the AMD GPUs
     # run it, but no HIP build compiles it, so its name is no evidence of a ROCm port (scope.other_model_dirs). Its
@@ -1334,7 +1372,66 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             data = _read(source, c, limit, held)
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
+    pm.rocm_build = _rocm_build(pm, files, facts, rocm_configurations)
     return pm
+
+
+def _rocm_build(pm: PortMap, files, facts: dict[str, PortFacts], rocm_configurations: list[str]) -> RocmBuild:
+    """The repository's ROCm build (porter.portaware.rocmbuild), from the build-file arms, Python build-script
+    branches, make configurations and build twins the PortMap holds and the build files' facts (read once)."""
+    languages = {p: ("python" if c.language == "python" else c.language) for p, c in files.items()
+                 if c.language in ("cmake", "make", "meson", "shell") or _python_build_script(p, c.language)}
+    arms: dict[str, list[tuple[int, int, int]]] = {}
+    cuda_arms: dict[str, list[tuple[int, int]]] = {}
+    for p, regs in pm.cmake_regions.items():
+        for a, b, s_, g in regs:
+            if p in languages and s_ == ROCM and g and isinstance(g, int):
+                arms.setdefault(p, []).append((a, b, g))
+            elif p in languages and s_ == CUDA:
+                cuda_arms.setdefault(p, []).append((a, b))
+    for p, sps in pm.spans.items():
+        if languages.get(p) != "python":
+            continue
+        for sp in sps:
+            # a span ends where its next line starts, or inside its last line
+            last = sp.end[0] - 1 if sp.end[1] == 1 else sp.end[0]
+            if sp.start[0] <= sp.line:
+                continue  # a branch inside one expression (a dict entry, `x if hip else y`): no block of a build
+            if sp.side == ROCM:
+                arms.setdefault(p, []).append((sp.start[0], last, sp.line))
+            elif sp.side == CUDA:
+                cuda_arms.setdefault(p, []).append((sp.start[0], last))
+    twins = {p: fs[2] for p, fs in pm.file_side.items()
+             if fs[0] == "twin" and fs[1] == CUDA and p in languages and languages[p] != "shell"
+             and (fs[2] in rocm_configurations or _build_file_name(fs[2]))}
+    twins.update({p: ev.rsplit(":", 1)[0] for p, ev in pm.script_builds.items()})
+    return rocm_build(languages, arms, cuda_arms, rocm_configurations, twins,
+                      {p: f.inert for p, f in facts.items() if p in languages},
+                      {p: f.rocm_lines for p, f in facts.items() if f.rocm_lines})
+
+
+def _make_test_lines(regions) -> list[tuple[int, int, str, int]]:
+    """The vendor test lines that open a make file's CUDA arms (ludwig's `ifeq ($(TARGET),nvcc)` right above its
+    arm, beside an `ifeq ($(TARGET),hipcc)` one), as regions of their own: the fork's test, not work left, as a
+    CMake `if` line and a C/C++ vendor directive are. A test no CUDA arm follows directly, or inside another
+    region, is not one."""
+    inside = {n for a, b, _s, _g in regions for n in range(a, b + 1)}
+    return [(g, g, CUDA, g) for a, _b, s_, g in regions
+            if s_ == CUDA and isinstance(g, int) and g and a == g + 1 and g not in inside]
+
+
+def _python_build_script(path: str, language: str) -> bool:
+    """A Python package's build script: `setup.py` or a twin of it (`setup_hip.py`, `setup_cuda.py`)."""
+    name = PurePosixPath(path).name
+    return language == "python" and name.startswith("setup") and name.endswith(".py")
+
+
+def _build_file_name(path: str) -> bool:
+    """Whether a path names a build file (a ROCm twin found by name may have no language porter scans:
+    `Makefile.rocm`, `CMakeLists_hip.txt`)."""
+    name = PurePosixPath(path).name.lower()
+    return (name.startswith(("makefile", "cmakelists", "setup", "gnumakefile", "meson"))
+            or name.endswith((".mk", ".mak", ".cmake")))
 
 
 # A line of an arm that ports nothing (its directives are read from the preprocessor's list, not here): blank, an
@@ -2124,8 +2221,15 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for f in findings
                          for by in [script_twin(f, pm.script_twins[f.path])
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
+    if pm.script_builds:
+        nvidia = frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags)
+        findings = tuple(dataclasses.replace(f, status=Status.HANDLED, handled_by=pm.script_builds[f.path])
+                         if f.status is Status.OPEN and f.rule in nvidia and f.path in pm.script_builds else f
+                         for f in findings)
     if pm.off_packages:
         findings = optional_libraries(findings, pm.off_packages)
+    if pm.rocm_build.hollow:
+        findings = without_rocm_build(findings, frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags), pm)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
     findings = in_uninstantiated_kernels(findings, result.kernels)
@@ -2163,7 +2267,30 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     if notice or pm.notes:
         stats = dataclasses.replace(stats, notices=(*stats.notices, *pm.notes, *([notice] if notice else [])))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
-                               port_status=summary(findings, kernels), stats=stats)
+                               port_status=summary(findings, kernels, pm.rocm_build), stats=stats)
+
+
+def without_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], pm: PortMap) -> tuple[Finding, ...]:
+    """The findings with every NVIDIA-build line (a rule in `nvidia_build`) that an arm of its own build read handled
+    made open again where that build names a ROCm build only by hollow arms (RocmBuild.hollow_for: QGEMM's
+    `if(USE_CUDA)` arm beside an empty `if(USE_HIP)`): no ROCm build stands in for the NVIDIA build it configures,
+    so configuring one is the port's work. What another decision handled (a ROCm twin directory, a runtime branch of
+    other code) and a ROCm-side file's own lines are left as they are."""
+    def by_own_build(f: Finding) -> bool:
+        fs = pm.file_side.get(f.path)
+        if (fs is not None and fs[1] == ROCM) or not f.handled_by or not re.search(r":\d+$", f.handled_by):
+            return False
+        at = f.handled_by.rsplit(":", 1)[0]
+        return at == f.path or (_is_cmake_file(at) and _is_cmake_file(f.path))
+    return tuple(dataclasses.replace(f, status=Status.OPEN, handled_by=None)
+                 if f.rule in nvidia_build and f.status is Status.HANDLED and by_own_build(f)
+                 and pm.rocm_build.hollow_for(f.path) else f
+                 for f in findings)
+
+
+def _is_cmake_file(path: str) -> bool:
+    name = PurePosixPath(path).name.lower()
+    return name.startswith("cmakelists") or name.endswith(".cmake")
 
 
 def _recount(ka: KernelAnalysisSummary, kernels: list[Kernel]) -> KernelAnalysisSummary:
@@ -2260,8 +2387,10 @@ def _map_task(source, settings, result: ScanResult, cache, digest: bytes) -> tup
     return pm, (cache.take() if cache is not None else {})
 
 
-def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> PortStatusSummary:
-    """Counts by status, and how many handled or cuda-only spots each guard, layer, twin or config entry decides."""
+def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = (),
+            rocm: RocmBuild | None = None) -> PortStatusSummary:
+    """Counts by status, how many handled or cuda-only spots each guard, layer, twin or config entry decides, and
+    the repository's ROCm build when it has one or only hollow arms of one (`rocm`)."""
     counts = {"open": 0, "handled": 0, "cuda_only": 0}
     by: dict[str, int] = {}
     for f in findings:
@@ -2271,7 +2400,8 @@ def summary(findings: Iterable[Finding], kernels: Iterable[Kernel] = ()) -> Port
     kc = {"open": 0, "handled": 0, "cuda_only": 0}
     for k in kernels:
         kc[k.status.value.replace("-", "_")] += 1
-    return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc))
+    return PortStatusSummary(StatusCounts(**counts), tuple(sorted(by.items())), StatusCounts(**kc),
+                             rocm if rocm is not None and (rocm.evidence or rocm.hollow) else None)
 
 
 def select(result: ScanResult, status: str) -> ScanResult:

@@ -1,0 +1,220 @@
+"""Whether the repository has a working ROCm build, read once as a whole: its evidence and the build files it covers.
+
+A ROCm build is build evidence that compiles the project's device sources with the ROCm toolchain: a CMake or make
+arm only the ROCm build takes that does something (`if(USE_HIP) enable_language(HIP) ... endif()`, `ifeq
+($(BACKEND),hip) CXX = hipcc`), a make configuration fragment that selects hipcc (ludwig's `config/unix-hipcc.mk`),
+a ROCm twin of a build file (`Makefile.hip`, `setup_hip.py`), a `torch.version.hip` branch of a Python build script
+that configures the extension (conch's `extra_compile_args["hipcc"]`), the HIP language enabled outside any CUDA
+arm, or a make recipe or shell script that runs hipcc. A ROCm arm or branch that compiles nothing - only comments,
+`message()`, `$(error ...)`, `raise`, `print` (heldout39's QGEMM: `if(USE_HIP)` with four blank lines) - is
+hollow: listed, never evidence. porter.portaware.status builds the inputs from what it already read (PortMap's
+build-file regions and Python spans, the make configurations, the build twins, and each build file's cached facts:
+its inert_runs and rocm_lines, so no file is read again) and asks `rocm_build` once.
+
+A build whose every ROCm arm is hollow has no ROCm build (RocmBuild.hollow_for: a CMake project, or a make file,
+Meson file or setup.py of its own): the NVIDIA build's configuration its arms guard is the port's work, not handled
+by them (status.without_rocm_build: rules tagged `nvidia-build`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from porter.lazyre import lazy_regex
+from porter.portaware.scope import make_conditional
+
+# Evidence kinds, in the order they are looked for.
+CMAKE_ARM = "cmake-arm"
+MAKE_ARM = "make-arm"
+MESON_ARM = "meson-arm"
+MAKE_CONFIGURATION = "make-configuration"
+BUILD_TWIN = "build-twin"
+PYTHON_BRANCH = "python-branch"
+HIP_LANGUAGE = "hip-language"
+HIPCC_COMMAND = "hipcc-command"
+
+
+@dataclass(frozen=True)
+class BuildEvidence:
+    """One place the ROCm build is configured: "path:line" and its kind (CMAKE_ARM ... HIPCC_COMMAND)."""
+
+    where: str
+    kind: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"where": self.where, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class RocmBuild:
+    """The repository's ROCm build: its evidence (empty: none), the build files it covers (those holding evidence,
+    and the CUDA build files a ROCm twin or configuration stands in for), and the ROCm arms that compile nothing."""
+
+    evidence: tuple[BuildEvidence, ...] = ()
+    covers: tuple[str, ...] = ()
+    hollow: tuple[str, ...] = ()  # "path:line" of each hollow ROCm arm or branch
+
+    @property
+    def present(self) -> bool:
+        """Whether the repository has a non-hollow ROCm build."""
+        return bool(self.evidence)
+
+    @property
+    def hollow_only(self) -> bool:
+        """Whether the repository's only ROCm build arms are hollow: it has no ROCm build, though it names one."""
+        return bool(self.hollow) and not self.evidence
+
+    def hollow_for(self, path: str) -> bool:
+        """Whether the build `path` belongs to names a ROCm build only by hollow arms: for a CMake file, the CMake
+        project (CMake arms configure one project across its files) has hollow ROCm arms and no CMake evidence; for
+        a make file, a Meson file or a setup.py, the file itself (each is run on its own)."""
+        if _is_cmake(path):
+            return (any(_is_cmake(h.rsplit(":", 1)[0]) for h in self.hollow)
+                    and not any(_is_cmake(e.where.rsplit(":", 1)[0]) for e in self.evidence))
+        return (any(h.rsplit(":", 1)[0] == path for h in self.hollow)
+                and not any(e.where.rsplit(":", 1)[0] == path for e in self.evidence))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"present": self.present, "evidence": [e.to_dict() for e in self.evidence],
+                "covers": list(self.covers), "hollow": list(self.hollow)}
+
+
+# A CMake command's name at the start of a line (`enable_language(`, `  set (`).
+_CMAKE_COMMAND = lazy_regex(r"^\s*([A-Za-z_]\w*)\s*\(")
+# CMake commands that configure nothing a compiler sees: flow control and messages.
+_CMAKE_INERT = frozenset({"message", "if", "elseif", "else", "endif", "return"})
+# A make line that configures nothing besides a conditional's own line (scope.make_conditional): a message.
+_MAKE_MESSAGE = lazy_regex(r"^\s*(?:\$\((?:info|warning|error)\b.*)?$")
+# A Python line that configures nothing: `pass`, `...`, a `raise`, a print or warning, an exit, and the string or
+# bracket lines such a call continues on.
+_PY_INERT = lazy_regex(r"""^\s*(?:pass|\.\.\.|raise\b.*|(?:print|warnings\.warn|logging\.\w+|logger\.\w+|sys\.exit|exit)\s*\(.*"""
+                       r"""|[rbfu]*(?:"[^"]*"|'[^']*')[\s,)]*|[)\]}]+[\s,]*)?$""")
+# The HIP language or a HIP target in CMake (outside a CUDA arm: the ROCm build's own).
+_HIP_LANGUAGE = lazy_regex(r"(?i)\benable_language\s*\(\s*HIP\b|\bproject\s*\([^)]*\bLANGUAGES\b[^)]*\bHIP\b"
+                           r"|\bLANGUAGE\s+HIP\b|\bhip_add_(?:library|executable)\s*\(")
+# hipcc run by a make recipe or assigned as a make/shell compiler (`CXX = hipcc`, `hipcc -c k.hip`), or amdclang++.
+_HIPCC = lazy_regex(r"(?<![\w./-])(?:hipcc|amdclang\+\+)(?![\w.-])")
+# HIP on NVIDIA's platform: hipcc driving nvcc, which is no ROCm build.
+_HIP_ON_NVIDIA = lazy_regex(r"__HIP_PLATFORM_(?:NVCC|NVIDIA)__|HIP_PLATFORM\s*[:?]?=\s*nv")
+
+
+def _is_cmake(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.startswith("cmakelists") or name.endswith(".cmake")
+
+
+def _code(line: str) -> str:
+    """A CMake, make or shell line without its `#` comment (a `#` inside quotes is kept)."""
+    out, quote = [], None
+    for ch in line:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def runs_hipcc(text: str) -> bool:
+    """Whether a make file or shell script runs or assigns the ROCm compiler (hipcc, amdclang++) outside comments,
+    and not HIP on NVIDIA's platform."""
+    return bool(rocm_lines("shell", text))
+
+
+def rocm_lines(language: str, text: str) -> tuple[int, ...]:
+    """A build file's lines that build for ROCm by themselves: in CMake, the HIP language or a HIP target
+    (`enable_language(HIP)`, `project(... LANGUAGES HIP)`, `LANGUAGE HIP`, `hip_add_library`); in a make file or
+    shell script, hipcc or amdclang++ run or assigned. Outside comments; none in a file that builds HIP on NVIDIA's
+    platform (`__HIP_PLATFORM_NVIDIA__`, `HIP_PLATFORM=nvidia`)."""
+    if language not in ("cmake", "make", "shell") or _HIP_ON_NVIDIA().search(text):
+        return ()
+    pattern = _HIP_LANGUAGE() if language == "cmake" else _HIPCC()
+    return tuple(n for n, raw in enumerate(text.split("\n"), 1) if pattern.search(_code(raw)))
+
+
+def _inert(language: str, raw: str) -> bool:
+    """Whether one line of a build file configures nothing (see arm_works)."""
+    if language == "python":
+        return raw.lstrip().startswith("#") or bool(_PY_INERT().match(raw))
+    text = _code(raw).strip()
+    if not text:
+        return True
+    if language in ("cmake", "meson"):
+        m = _CMAKE_COMMAND().match(text)
+        if m is None:
+            # a continued command's argument line is inert; a Meson assignment is not
+            return not (language == "meson" and "=" in text)
+        return m.group(1).lower() in _CMAKE_INERT
+    return bool(_MAKE_MESSAGE().match(text)) or make_conditional(text) is not None
+
+
+def arm_works(language: str, lines: Sequence[str]) -> bool:
+    """Whether an arm's body lines configure anything (not hollow): a CMake command other than a message or flow
+    control, a make line other than a conditional or message, a Python statement other than pass, raise, print,
+    warn or exit."""
+    return any(not _inert(language, raw) for raw in lines)
+
+
+def inert_runs(language: str, text: str) -> tuple[tuple[int, int], ...]:
+    """The runs (first line, last line) of a build file's lines that configure nothing: what file_facts keeps of
+    it, so RocmBuild decides an arm's hollowness without reading the file again."""
+    runs: list[tuple[int, int]] = []
+    for n, raw in enumerate(text.split("\n"), 1):
+        if not _inert(language, raw):
+            continue
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return tuple(runs)
+
+
+def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[int, int, int]]],
+               cuda_arms: Mapping[str, Iterable[tuple[int, int]]], configurations: Iterable[str],
+               twins: Mapping[str, str], inert: Mapping[str, Sequence[tuple[int, int]]],
+               lines: Mapping[str, Sequence[int]]) -> RocmBuild:
+    """The RocmBuild of a repository, from each build file's facts. `languages`: each build file's language
+    ("cmake", "make", "meson", "shell", "python" for a Python build script); `arms`: per build file, its ROCm arms and
+    branches (first line, last line, guard line); `cuda_arms`: per build file, the line ranges only the CUDA build
+    reads (no HIP language or hipcc there is evidence); `configurations`: make fragments that select the ROCm
+    toolchain; `twins`: CUDA build file -> its ROCm twin build file or the ROCm configuration that replaces it;
+    `inert`: per build file, its inert_runs; `lines`: per build file, its rocm_lines."""
+    evidence: list[BuildEvidence] = []
+    hollow: list[str] = []
+    covers: set[str] = set()
+    for path in sorted(arms):
+        language = languages.get(path)
+        if language is None or path not in inert:
+            continue
+        idle = {n for a, b in inert[path] for n in range(a, b + 1)}
+        kind = {"cmake": CMAKE_ARM, "make": MAKE_ARM, "meson": MESON_ARM}.get(language, PYTHON_BRANCH)
+        # one arm per guard: a nested test splits an arm into several ranges, and the arm works if any of them does
+        by_guard: dict[int, set[int]] = {}
+        for first, last, guard in arms[path]:
+            by_guard.setdefault(guard, set()).update(range(first, last + 1))
+        for guard, numbers in sorted(by_guard.items()):
+            if numbers - {guard} - idle:
+                evidence.append(BuildEvidence(f"{path}:{guard}", kind))
+                covers.add(path)
+            else:
+                hollow.append(f"{path}:{guard}")
+    for path in sorted(configurations):
+        evidence.append(BuildEvidence(f"{path}:1", MAKE_CONFIGURATION))
+        covers.add(path)
+    configured = set(configurations)
+    for cuda, twin in sorted(twins.items()):
+        if twin not in configured:  # a configuration is evidence once, above; it covers each fragment it replaces
+            # at the twin's hipcc line when it has one (a script's command), else its first
+            evidence.append(BuildEvidence(f"{twin}:{min(lines.get(twin, ()), default=1)}", BUILD_TWIN))
+        covers.update((cuda, twin))
+    for path, language in sorted(languages.items()):
+        if language not in ("cmake", "make", "shell") or path in covers:
+            continue
+        skip = list(cuda_arms.get(path, ()))
+        at = next((n for n in lines.get(path, ()) if not any(a <= n <= b for a, b in skip)), None)
+        if at is not None:
+            evidence.append(BuildEvidence(f"{path}:{at}", HIP_LANGUAGE if language == "cmake" else HIPCC_COMMAND))
+            covers.add(path)
+    return RocmBuild(tuple(evidence), tuple(sorted(covers)), tuple(hollow))
