@@ -1,0 +1,63 @@
+"""Session 29 (fixsrc): the PR-gate holes attack29 found in reading sources (bench/attack29.md, findings 2, 4, 7, 8
+and 9), each test built from its reproduction (/tmp/attack29/repro_<n>.sh) and failing without its fix."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import git, make_repo, porter_here
+
+from porter.pipeline import run
+from porter.settings import Settings
+
+LIB019_FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "LIB019-vendored-library-copy"
+BASE = {"src/a.cu": "__global__ void add(float* x) { x[threadIdx.x] += 1.0f; }\n"}
+
+
+def _pr(tmp_path: Path, files: dict[str, str]) -> tuple[Path, str]:
+    """A repository on `main` (BASE) and a commit on top adding `files`; the base commit."""
+    repo = make_repo(tmp_path / "r", BASE)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    return repo, base
+
+
+def _gate(repo: Path, base: str) -> tuple[int, list[tuple[str, str, int]], list[dict]]:
+    """The PR bot's command: exit code, the new findings of severity low or worse (rule, path, line), the skips."""
+    p = porter_here("scan", str(repo), "--isolated", "--new-since", base, "--fail-on", "medium", "-f", "json",
+                    "--no-cache")
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads(p.stdout)
+    found = sorted((f["rule"], f["path"], f["line"]) for f in doc["findings"] if f["severity"] != "info")
+    return p.returncode, found, doc.get("skipped", [])
+
+
+# ---- finding 2: a vendored-library marker does not fold a change's own files under --isolated
+
+def test_untrusted_scan_folds_no_vendored_copy() -> None:
+    result = run(LIB019_FIXTURE, Settings(jobs=1), untrusted=True).result
+    got = {(f.rule, f.path, f.line) for f in result.findings}
+    # the copy's own findings stay (folded into LIB019 in a trusted scan: test_vendored_s27)
+    assert {("API002", "src/3rdparty/cub/block/block_load.cuh", 5), ("LIB019", "src/3rdparty/cub/version.cuh", 4)} <= got
+    lib019 = next(f for f in result.findings if f.rule == "LIB019")
+    assert dict(lib019.data)["folded"] == 0
+    assert "(0 findings inside it are not counted)" in lib019.message
+    assert [k.path for k in result.kernels] != []
+
+
+def test_a_marker_the_pull_request_adds_does_not_hide_its_kernel(tmp_path: Path) -> None:
+    repo, base = _pr(tmp_path, {
+        "third_party/cub/cub/version.cuh": "#pragma once\n#define CUB_VERSION 200200\n",
+        "third_party/cub/cub/block/fast_reduce.cuh": (
+            "#pragma once\n__global__ void fast_reduce(float* x) { float v = x[threadIdx.x]; "
+            "v += __shfl_down_sync(0xffffffff, v, 16); x[0] = v; }\n"),
+        "src/b.cu": "#include <cub/block/fast_reduce.cuh>\nvoid go(float* d) { fast_reduce<<<1, 64>>>(d); }\n",
+    })
+    code, found, _ = _gate(repo, base)
+    assert code == 1
+    assert ("DEV002", "third_party/cub/cub/block/fast_reduce.cuh", 2) in found
+    assert ("LIB019", "third_party/cub/cub/version.cuh", 2) in found
