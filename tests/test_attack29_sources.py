@@ -61,3 +61,52 @@ def test_a_marker_the_pull_request_adds_does_not_hide_its_kernel(tmp_path: Path)
     assert code == 1
     assert ("DEV002", "third_party/cub/cub/block/fast_reduce.cuh", 2) in found
     assert ("LIB019", "third_party/cub/cub/version.cuh", 2) in found
+
+
+# ---- findings 8 and 9: CUDA sources under names porter had no language for
+
+PAYLOAD = ("__global__ void red(float* x) { float v = x[threadIdx.x]; v += __shfl_down_sync(0xffffffff, v, 16); "
+           "x[0] = v; }\n")
+
+
+def test_templated_cuda_sources_read_as_cuda() -> None:
+    from porter.source.discover import language_of
+    for name in ("k.cu.jinja", "k.cu.j2", "k.cuh.tmpl", "k.cu.mako", "k.cu.template", "k.cu.in", "K.CU.IN",
+                 "pkg/kernels/topk.cuda"):
+        assert language_of(name) == "cuda", name
+    # other templates and look-alikes stay unread, as before
+    for name in ("config.h.in", "k.cpp.in", "Makefile.in", "cu.in", "k.jinja", "notes.cu.txt", "k.cufoo"):
+        assert language_of(name) is None, name
+    assert language_of("requirements.in") == "requirements"
+
+
+def test_cuda_fortran_is_listed_unseen() -> None:
+    from porter.model import Skipped
+    from porter.source.discover import CUDA_FORTRAN, language_of, unread_reason
+    assert language_of("src/k.cuf") is None
+    assert unread_reason("src/k.cuf") == unread_reason("src/K.CUF") == CUDA_FORTRAN
+    assert unread_reason("src/k.f90") is None and unread_reason("README") is None
+    assert Skipped("src/k.cuf", CUDA_FORTRAN).unseen
+
+
+def test_gate_fails_on_templated_cuda_and_a_runtime_kernel_file(tmp_path: Path) -> None:
+    files = {f"csrc/templates/k{i}.{suffix}": PAYLOAD.replace("red", f"red{i}")
+             for i, suffix in enumerate(("cu.jinja", "cu.j2", "cuh.tmpl", "cu.mako", "cu.template", "cu.in"))}
+    files["pkg/kernels/topk.cuda"] = 'extern "C" ' + PAYLOAD
+    repo, base = _pr(tmp_path, files)
+    code, found, skipped = _gate(repo, base)
+    assert code == 1
+    assert [f for f in found if f[0] == "DEV002"] == sorted(("DEV002", path, 1) for path in files)
+    assert skipped == []
+
+
+def test_gate_fails_on_cuda_fortran(tmp_path: Path) -> None:
+    fortran = ("module kern\n  use cudafor\ncontains\n  attributes(global) subroutine add(x, n)\n    real :: x(*)\n"
+               "  end subroutine\nend module\n")
+    repo, base = _pr(tmp_path, {"src/k.cuf": fortran})
+    code, found, skipped = _gate(repo, base)
+    assert (code, found) == (1, [])
+    assert [s["path"] for s in skipped] == ["src/k.cuf"]
+    # a plain scan of the work tree lists it too
+    result = run(repo, Settings(jobs=1, cache_dir=None)).result
+    assert [(s.path, s.unseen) for s in result.skipped] == [("src/k.cuf", True)]
