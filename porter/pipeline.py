@@ -413,6 +413,13 @@ class _Worker:
     rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
     untrusted: bool = False  # scan(untrusted=): part of every cache key
     _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
+    _spellings: dict[str, str] | None = field(default=None, repr=False, compare=False)  # see spellings
+
+    def spellings(self) -> dict[str, str]:
+        """The macros of the repository that spell a CUDA name at their uses (preprocessor.spellings_of)."""
+        if self._spellings is None:
+            self._spellings = preprocessor.spellings_of(self.macros)
+        return self._spellings
 
     def facts_view(self) -> filekey.FactsView:
         """The repository facts, to be cut down to what each C/C++/CUDA file names (made once per scan)."""
@@ -1003,7 +1010,10 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
 def facts_of(data: bytes) -> FileFacts:
     """file_facts of bytes already read (as preprocessor.as_compiled reads them, as the scan does)."""
     dirs = tuple(preprocessor.directives(data))
-    return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
+    # with the macros that spell a CUDA name at their uses (a utility header's `CAT(a, b) a##b`, `PTX_ASM asm`),
+    # which every file's scan reads (preprocessor.with_known_spellings)
+    return ({**harvest_macros(data), **preprocessor.spelling_macros(data)}, harvest_constant_values(data),
+            (dirs, data.count(b"\n") + 1))
 
 
 def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], FileFacts | FileFactsUses],
@@ -1524,16 +1534,23 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
         # budgeted worker: a file of millions of splices takes seconds.)
         data = preprocessor.as_compiled(data)
+    own = data  # the file's bytes as its own macros read them: what its cache entry's facts are named by (uses_of)
+    if c.language == "cuda":
+        # and the uses of macros other files define that spell a CUDA name (`CAT(__shfl_down, _sync)` with CAT from
+        # a utility header, `PTX_ASM(...)`): read as that name, as the file's own macros' uses are
+        data = preprocessor.with_known_spellings(data, st.spellings())
     elif c.language in ("python", "requirements", "yaml"):
         # CPython (universal newlines), pip (str.splitlines) and YAML end a line at a lone CR too: a CR-only file is
         # not one line (a comment to its end when it began with one).
         data = preprocessor.lone_cr_as_lf(data)
         if c.language == "python":
             data = python_names_as_read(data)
-    spans = st.held.spans.get((c.path, c.blob)) if c.language == "cuda" else None
+    # the comment spans the facts stage lexed from the file's own reading (not these bytes when another file's
+    # macro was read in them: a use's line may have moved)
+    spans = st.held.spans.get((c.path, c.blob)) if c.language == "cuda" and data is own else None
     return _cached(c, content_id, st,
                    lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st, comment_spans=spans)),
-                   compute, data)
+                   compute, own if c.language == "cuda" else data)
 
 
 def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:

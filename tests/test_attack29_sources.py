@@ -110,3 +110,58 @@ def test_gate_fails_on_cuda_fortran(tmp_path: Path) -> None:
     # a plain scan of the work tree lists it too
     result = run(repo, Settings(jobs=1, cache_dir=None)).result
     assert [(s.path, s.unseen) for s in result.skipped] == [("src/k.cuf", True)]
+
+
+# ---- finding 4: CUDA names spelled through macros another header defines, object-like pastes, uses over lines,
+# and an object-like alias of `asm`
+
+def test_a_paste_use_over_two_lines_reads_as_the_name_and_keeps_every_line() -> None:
+    from porter.source.preprocessor import pasted_names
+    data = (b"#define CAT(a, b) a##b\n__global__ void kc(float* x) { float v = x[0]; v += CAT(__shfl_down,\n"
+            b"    _sync)(0xffffffff, v, 16); x[0] = v; }\n")
+    got = pasted_names(data)
+    assert got == (b"#define CAT(a, b) a##b\n__global__ void kc(float* x) { float v = x[0]; v += __shfl_down_sync"
+                   b"          \n(0xffffffff, v, 16); x[0] = v; }\n")
+    assert len(got) == len(data) and got.count(b"\n") == data.count(b"\n")
+
+
+def test_an_object_like_paste_longer_than_its_name_takes_room_from_blanks_of_its_line() -> None:
+    from porter.source.preprocessor import pasted_names
+    data = b"#define WARP_DOWN __shfl_down##_sync\n  v += WARP_DOWN(m, v, 16); s = \"a  b\";\n"
+    got = pasted_names(data)
+    # seven blanks dropped, left to right, none inside the string
+    assert got == b"#define WARP_DOWN __shfl_down##_sync\nv+=__shfl_down_sync(m,v,16);s = \"a  b\";\n"
+    # a line with no blank to spare is left as written
+    tight = b"#define WARP_DOWN __shfl_down##_sync\nv+=WARP_DOWN(m,v,16);\n"
+    assert pasted_names(tight) == tight
+
+
+def test_spelling_macros_of_a_header_are_read_in_the_files_that_use_them() -> None:
+    from porter.source.preprocessor import as_compiled, spelling_macros, with_known_spellings
+    header = b"#pragma once\n#define CAT_(a, b) a##b\n#define CAT(a, b) CAT_(a, b)\n#define PTX_ASM asm volatile\n"
+    known = spelling_macros(header)
+    assert known == {"CAT_##": "(a, b) a##b", "CAT##": "(a, b) a##b", "PTX_ASM##": " asm"}
+    use = b'v += CAT(__shfl_down, _sync)(0xffffffff, v, 16); PTX_ASM("mov.u32 %0, %%laneid;" : "=r"(r));\n'
+    assert as_compiled(use) == use  # the file alone defines neither
+    assert with_known_spellings(as_compiled(use), known) == (
+        b'v += __shfl_down_sync       (0xffffffff, v, 16); asm    ("mov.u32 %0, %%laneid;" : "=r"(r));\n')
+    # a vendor-prefix paste stays API012's to judge, and a name that is not CUDA's is not written
+    assert with_known_spellings(b"CAT(hip, Malloc)(p, n);\n", known) == b"CAT(hip, Malloc)(p, n);\n"
+
+
+def test_gate_fails_on_cuda_names_spelled_through_macros(tmp_path: Path) -> None:
+    kernel = "__global__ void {k}(float* x) {{ float v = x[threadIdx.x]; v += {call}(0xffffffff, v, 16); x[0] = v; }}\n"
+    repo, base = _pr(tmp_path, {
+        "src/paste.cuh": "#pragma once\n#define CAT_(a, b) a##b\n#define CAT(a, b) CAT_(a, b)\n",
+        "src/a_header.cu": '#include "paste.cuh"\n' + kernel.format(k="ka", call="CAT(__shfl_down, _sync)"),
+        "src/b_object.cu": "#define WARP_DOWN __shfl_down##_sync\n" + kernel.format(k="kb", call="WARP_DOWN"),
+        "src/c_multiline.cu": "#define CAT(a, b) a##b\n" + kernel.format(k="kc", call="CAT(__shfl_down,\n    _sync)"),
+        "src/ptx.cuh": "#pragma once\n#define PTX_ASM asm volatile\n",
+        "src/d_asm.cu": '#include "ptx.cuh"\n__global__ void kd(unsigned* x) { unsigned r; '
+                        'PTX_ASM("mov.u32 %0, %%laneid;" : "=r"(r)); x[0] = r; }\n',
+    })
+    code, found, _ = _gate(repo, base)
+    assert code == 1
+    assert [f for f in found if f[0] in ("DEV001", "DEV002")] == [
+        ("DEV001", "src/d_asm.cu", 2), ("DEV002", "src/a_header.cu", 2), ("DEV002", "src/b_object.cu", 2),
+        ("DEV002", "src/c_multiline.cu", 2)]
