@@ -165,3 +165,10 @@ def test_gate_fails_on_cuda_names_spelled_through_macros(tmp_path: Path) -> None
     assert [f for f in found if f[0] in ("DEV001", "DEV002")] == [
         ("DEV001", "src/d_asm.cu", 2), ("DEV002", "src/a_header.cu", 2), ("DEV002", "src/b_object.cu", 2),
         ("DEV002", "src/c_multiline.cu", 2)]
+
+
+def test_a_directive_line_is_never_squeezed() -> None:
+    from porter.source.preprocessor import pasted_names
+    # `#define SHFL (a)` squeezed would read `#define SHFL(a)`: a function-like macro
+    data = b"#define WARP_DOWN __shfl_down##_sync\n#define SHFL    (x)    +    WARP_DOWN(m, v, 16)\n"
+    assert pasted_names(data) == data

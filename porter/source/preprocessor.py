@@ -536,13 +536,16 @@ def pasted_names(data: bytes, known: Mapping[str, str] | None = None) -> bytes:
 
 def _squeezed_uses(out: bytearray, unfit: list[tuple[int, int, bytes]]) -> None:
     """Write each (start, end, name) whose name is longer than its use over it, each line's uses together, taking the
-    room from blanks of the line that separate no tokens (_squeezed); a line that cannot make the room is left."""
+    room from blanks of the line that separate no tokens (_squeezed); a line that cannot make the room, and a
+    directive line, is left."""
     by_line: dict[int, list[tuple[int, int, bytes]]] = {}
     for start, end, name in unfit:
         by_line.setdefault(out.rfind(b"\n", 0, start) + 1, []).append((start, end, name))
     for line_start, uses in by_line.items():
         line_end = out.find(b"\n", line_start)
         line_end = len(out) if line_end < 0 else line_end
+        if out[line_start:line_end].lstrip(b" \t").startswith((b"#", b"%:")):
+            continue  # a directive's blanks are its meaning (`#define X (a)` is not `#define X(a)`)
         pieces, pos = [], line_start
         for start, end, name in sorted(uses):
             pieces += [bytes(out[pos:start]), name]
