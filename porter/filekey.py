@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from porter.source.parse_input import SPELLING
+
 try:  # an optional speed dependency (google-re2 is declared): without it each header name is searched alone
     import re2 as _re2
 except ImportError:  # pragma: no cover
@@ -81,7 +83,8 @@ class FactsView:
         names as words, and the repository files named as it can include them (porter.source.includes.
         project_header decides an include by the files of the included file's name alone)."""
         words = set(uses.translate(_TO_WORDS).split())
-        macros = sorted((n, b) for n, b in self.macros.items() if _latin1(n.removesuffix("()")) in uses)
+        macros = sorted((n, b) for n, b in self.macros.items()
+                        if _latin1(n.removesuffix("()").removesuffix(SPELLING)) in uses)
         headers = sorted(p for name in self._named_headers(uses) for p in self._headers[name])
         constants = _named(self._constants, words)
         alternatives = _named(self._alternatives, words)

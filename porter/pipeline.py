@@ -414,6 +414,13 @@ class _Worker:
     rocm: str = ""  # the ROCm release HIP facts are judged for (porter.rocm): part of every cache key
     untrusted: bool = False  # scan(untrusted=): part of every cache key
     _view: filekey.FactsView | None = field(default=None, repr=False, compare=False)  # see facts_view
+    _spellings: dict[str, str] | None = field(default=None, repr=False, compare=False)  # see spellings
+
+    def spellings(self) -> dict[str, str]:
+        """The macros of the repository that spell a CUDA name at their uses (preprocessor.spellings_of)."""
+        if self._spellings is None:
+            self._spellings = preprocessor.spellings_of(self.macros)
+        return self._spellings
 
     def facts_view(self) -> filekey.FactsView:
         """The repository facts, to be cut down to what each C/C++/CUDA file names (made once per scan)."""
@@ -533,7 +540,7 @@ def scan(
     if cache is not None:
         cache.flush()  # the rule set's, the repository facts' and every scanned file's new entries: one pack
     result = assemble(source, found, pairs, ruleset, targets, notices, only, held, frozenset(options.disabled_rules),
-                      stage_budget(file_budget(options), max(1, len(found.files))))
+                      stage_budget(file_budget(options), max(1, len(found.files))), untrusted)
     return dataclasses.replace(result, stats=dataclasses.replace(
         result.stats,
         # Which files this source has, for the port-status stage (it would list them again).
@@ -864,20 +871,24 @@ def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterabl
 VENDORED_COPY_RULE = "LIB019"
 
 
-def fold_vendored_copies(findings: list[Finding], kernels: list[Any], launches: list[Any]
+def fold_vendored_copies(findings: list[Finding], kernels: list[Any], launches: list[Any], untrusted: bool = False
                          ) -> tuple[list[Finding], list[Any], list[Any]]:
     """Findings, kernels and launches with each vendored library copy's (LIB019: `src/3rdparty/cub/...` below the
     copy's folder) folded into its LIB019 finding, whose message says how many findings it stands for: the copy is
     built from ROCm's counterpart of the library, not ported by hand. Files outside the copy keep theirs (the
     project's own uses of the library). Without a LIB019 finding (the rule not run, or a change that does not
-    touch the copy's marker) nothing is folded."""
+    touch the copy's marker) nothing is folded.
+    With `untrusted` (the files of a change under --isolated, or a baseline scan under it) nothing is folded either:
+    the marker is a file's own claim (`#define CUB_VERSION` in a `cub/version.cuh` below `third_party/`), which a pull
+    request can add beside its own kernels; the LIB019 finding stays, counting 0, as porter.match.refine does not take
+    a toolkit header's say-so there."""
     roots = sorted({dict(f.data).get("root", "") for f in findings if f.rule == VENDORED_COPY_RULE} - {""})
     if not roots:
         return findings, kernels, launches
     prefixes = tuple(r + "/" for r in roots)
 
     def inside(path: str) -> str | None:
-        return next((r for r, p in zip(roots, prefixes) if path.startswith(p)), None)
+        return None if untrusted else next((r for r, p in zip(roots, prefixes) if path.startswith(p)), None)
 
     folded: dict[str, int] = dict.fromkeys(roots, 0)
     kept: list[Finding] = []
@@ -900,13 +911,14 @@ def fold_vendored_copies(findings: list[Finding], kernels: list[Any], launches: 
 def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, bool]], ruleset: RuleSet,
              targets: tuple[Target, ...], notices: Iterable[str] = (), only: frozenset[str] | None = None,
              held: Held | None = None, disabled: frozenset[str] = frozenset(),
-             budget: Budget | None = None) -> ScanResult:
+             budget: Budget | None = None, untrusted: bool = False) -> ScanResult:
     """The scan result from the files' results: sorted, with target notes, skips and the run's stats (with `only`,
     the discovery skips of those paths alone). Findings that hold only from C++17 on read info where the build
     pins nvcc to an older standard (porter.match.refine_standard), its files taken from `held` where kept; a
     project's vector compound operators are followed across includes (porter.match.refine_vectors, from what each
     file's scan kept), in a budgeted worker under `budget` (a stage's: the include graph's walk is the
-    repository's size) when one is given."""
+    repository's size) when one is given. With `untrusted` no vendored library copy is folded
+    (fold_vendored_copies)."""
     results = sorted((r for r, _ in pairs), key=lambda r: r.path)
     hits = sum(1 for _, hit in pairs if hit)
     # with `only`, the discovery skips of those paths, and the files a discovery did not keep (whichever they are)
@@ -932,7 +944,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
                                     "DEV001 is as each file's own scan found it", found_here) or found_here
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
-    found_here, kernels, launch_list = fold_vendored_copies(found_here, kernels, launch_list)
+    found_here, kernels, launch_list = fold_vendored_copies(found_here, kernels, launch_list, untrusted)
     findings = with_target_notes(found_here, ruleset, targets)
     suppressed = sorted(f for r in results for f in r.suppressed)
     prefix = source.prefix()
@@ -1003,7 +1015,10 @@ def file_facts(source: Source, c: Candidate, max_bytes: int) -> FileFacts:
 def facts_of(data: bytes) -> FileFacts:
     """file_facts of bytes already read (as preprocessor.as_compiled reads them, as the scan does)."""
     dirs = tuple(preprocessor.directives(data))
-    return harvest_macros(data), harvest_constant_values(data), (dirs, data.count(b"\n") + 1)
+    # with the macros that spell a CUDA name at their uses (a utility header's `CAT(a, b) a##b`, `PTX_ASM asm`),
+    # which every file's scan reads (preprocessor.with_known_spellings)
+    return ({**harvest_macros(data), **preprocessor.spelling_macros(data)}, harvest_constant_values(data),
+            (dirs, data.count(b"\n") + 1))
 
 
 def repository_facts(files: Iterable[Candidate], per_file: Callable[[Candidate], FileFacts | FileFactsUses],
@@ -1524,16 +1539,23 @@ def scan_candidate(c: Candidate, compute: bool = True) -> tuple[FileResult | Non
         # a kernel from the PR gate. Same length and lines, so every offset stays the file's own. (Here, in the
         # budgeted worker: a file of millions of splices takes seconds.)
         data = preprocessor.as_compiled(data)
+    own = data  # the file's bytes as its own macros read them: what its cache entry's facts are named by (uses_of)
+    if c.language == "cuda":
+        # and the uses of macros other files define that spell a CUDA name (`CAT(__shfl_down, _sync)` with CAT from
+        # a utility header, `PTX_ASM(...)`): read as that name, as the file's own macros' uses are
+        data = preprocessor.with_known_spellings(data, st.spellings())
     elif c.language in ("python", "requirements", "yaml"):
         # CPython (universal newlines), pip (str.splitlines) and YAML end a line at a lone CR too: a CR-only file is
         # not one line (a comment to its end when it began with one).
         data = preprocessor.lone_cr_as_lf(data)
         if c.language == "python":
             data = python_names_as_read(data)
-    spans = st.held.spans.get((c.path, c.blob)) if c.language == "cuda" else None
+    # the comment spans the facts stage lexed from the file's own reading (not these bytes when another file's
+    # macro was read in them: a use's line may have moved)
+    spans = st.held.spans.get((c.path, c.blob)) if c.language == "cuda" and data is own else None
     return _cached(c, content_id, st,
                    lambda: _guarded(c, lambda: scan_source(c.path, c.language, data, st, comment_spans=spans)),
-                   compute, data)
+                   compute, own if c.language == "cuda" else data)
 
 
 def _scan_binary(c: Candidate, st: _Worker, compute: bool = True) -> tuple[FileResult | None, bool]:

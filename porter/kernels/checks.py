@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from porter.kernels import ptx as ptx_table
 from porter.kernels.check_table import load_checks
-from porter.kernels.constfold import PER_BUILD_REASON, kib_number
+from porter.kernels.constfold import PER_BUILD_REASON, WIDE_MASK, kib_number
 from porter.kernels.facts_vocabulary import (CUDA_ONLY_OPTIX, CUTE_VIEW_NAMES, DEVICE_COMM, DEVICE_COMM_NCCL,
                                              DEVICE_COMM_NVSHMEM, DEVICE_COMM_NVSHMEM_RMA)
 from porter.kernels.triton import FP8_FNUZ, FP8_OCP, hopper_extra
@@ -292,7 +292,7 @@ def ptx_summary(statements: int, families: Iterable[str]) -> str:
 
 
 # A 64-bit literal suffix only after a number (`0xffffffffull`, `~0ULL`): a variable named `full` is no wider.
-_WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+_WIDE_MASK = WIDE_MASK  # porter.kernels.constfold: one reading of a mask's width for the rule and the checks
 
 
 # A mask variable's declared type, as facts record it beside the name (`lane_mask (const unsigned)`; one per

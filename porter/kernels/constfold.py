@@ -587,6 +587,30 @@ def fold_text(text: str, env: Constants | None = None) -> Any:
     return fold(node, env)
 
 
+# A 64-bit type or literal in a lane-mask expression: the mask is that wide (porter.kernels.checks reads a mask's width
+# by it; full_mask_32 below).
+WIDE_MASK = re.compile(r"(?i)(?:\b0x[0-9a-f]+|\b\d+)(?:ull|llu|ll)\b|uint64|unsigned\s+long\s+long|size_t|lanemask_t")
+# The longest mask expression folded as text (a mask argument is a few tokens; past this it is not read as constant).
+MAX_MASK_TEXT = 256
+_FUNCTIONAL_CAST = re.compile(r"\b((?:un)?signed(?:\s+int)?)\s*\(")
+
+
+def full_mask_32(text: str) -> bool:
+    """Whether a warp intrinsic's mask argument, as written, is a full 32-bit lane mask: it folds to 0xffffffff
+    (lanes 0-31 only, whatever its type: `0xffffffff + 0`, `unsigned(0xffffffff)`, `0xffff0000 | 0x0000ffff`), or to
+    -1 with no 64-bit type or literal in it (an int or 32-bit unsigned of all ones: `~0`, `(int)-1 | 0`). The
+    folder is the kernel analysis' own (fold), so the rule and the kernel verdict agree; names are not looked up
+    (a file's named masks are read by their definitions, porter.match.kinds.code_lanes)."""
+    if len(text) > MAX_MASK_TEXT:
+        return False
+    # A functional cast to a type of two words or a bare `unsigned` (`unsigned(0xffffffff)`) is no expression to the
+    # snippet parser; it converts as the C cast `(unsigned)(...)` does.
+    value = fold_text(_FUNCTIONAL_CAST.sub(r"(\1)(", text))
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return value == 0xFFFFFFFF or (value == -1 and WIDE_MASK.search(text) is None)
+
+
 def dims(node: ts.Node | None, env: Constants, locals_: dict[str, Any] | None = None) -> Any:
     """A launch dimension: `256`, `dim3(16, 6)`, `{16, 6, 1}` or a local dim3/int variable -> (x, y, z) or Unknown."""
     if node is None:

@@ -160,7 +160,8 @@ _STATUS_WORDS = _Words({m: str(m) for m in Status})
 # parser died, or a porter bug (porter.pipeline's reasons, porter.contain's and porter.source.read's size refusals).
 # A text file of another language with a NUL byte is one too (a C/C++/CUDA file is read with its NULs as spaces,
 # as nvcc and gcc compile it, porter.pipeline.scan_candidate).
-# So is a source file committed as a Git LFS pointer (the checkout the build compiles holds the real file).
+# So is a source file committed as a Git LFS pointer (the checkout the build compiles holds the real file), and a
+# GPU source of a language porter does not read (CUDA Fortran, porter.source.discover.unread_reason).
 UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^took longer than |^needed more than |"
                             r"^parser process died|^porter failed on this file \(internal error|"
                             r"^binary file \(NUL bytes\) where text was expected|^a Git LFS pointer|"
@@ -170,7 +171,8 @@ UNSEEN_REASONS = re.compile(r"over the [\d.]+ MiB limit|lines \(generated\?\)|^t
                             r"^#include .* names its file through macros porter cannot resolve|"
                             r"^the build compiles as CUDA .*, which porter cannot resolve$|"
                             r"^a CMake file\(GLOB\) of .* compiled as CUDA lists more than|"
-                            r"^C/C\+\+/CUDA file a \.gitignore of the tree \(not a git checkout\) ignores"
+                            r"^C/C\+\+/CUDA file a \.gitignore of the tree \(not a git checkout\) ignores|"
+                            r"^CUDA Fortran source: porter does not read Fortran"
                             r"|^build file past the [\d,]+ MiB of build files porter reads in one scan")
 
 

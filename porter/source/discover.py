@@ -40,6 +40,7 @@ UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 _EXT_LANG = {
     ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda",
+    ".cuda": "cuda",  # a kernel source a Python module hands to cupy.RawModule / NVRTC at run time
     ".c": "cuda", ".cc": "cuda", ".cpp": "cuda", ".cxx": "cuda", ".c++": "cuda", ".h": "cuda", ".hh": "cuda",
     ".hpp": "cuda", ".hxx": "cuda", ".inl": "cuda", ".ipp": "cuda", ".tcc": "cuda", ".inc": "cuda",
     ".tpp": "cuda", ".txx": "cuda",  # template implementations a header #includes: nvcc compiles what they hold
@@ -55,6 +56,18 @@ _EXT_LANG = {
     ".cubin": "binary", ".fatbin": "binary", ".ptx": "text", ".so": "binary", ".a": "binary", ".o": "binary",
     ".engine": "binary", ".plan": "binary", ".trt": "binary", ".whl": "binary", ".safetensors": "binary",
 }
+# A CUDA source kept as a template that a build step renders before nvcc compiles it (`k.cu.jinja`, `k.cuh.tmpl`,
+# `k.cu.in` with or without a configure_file): read as the CUDA it is. The templating marks (`{{ T }}`, `${n}`,
+# `@VAR@`, `{% for %}` lines) are a few tokens the C++ parser recovers from; every CUDA name the template writes is
+# one the rendered file holds. Only a CUDA inner suffix: `config.h.in` and other C/C++ templates stay unread.
+_TEMPLATE_SUFFIXES = frozenset({".in", ".j2", ".jinja", ".jinja2", ".mako", ".tmpl", ".tpl", ".template", ".mustache"})
+_TEMPLATED_CUDA = frozenset({".cu", ".cuh"})
+
+# Sources of a GPU language porter has no reader for, by suffix: listed as skipped with a reason
+# model.finding.UNSEEN_REASONS counts, so a gate under --isolated fails rather than pass them unread.
+CUDA_FORTRAN = "CUDA Fortran source: porter does not read Fortran, so its kernels and CUDA calls are not checked"
+_UNREAD_GPU_SUFFIXES = {".cuf": CUDA_FORTRAN}
+
 _NAME_LANG = {
     "CMakeLists.txt": "cmake",
     "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
@@ -79,7 +92,14 @@ def language_of(path: str) -> str | None:
     if ".so." in name:  # versioned shared libraries: libfoo.so.12
         return "binary"
     dot = name.rfind(".")
-    lang = _EXT_LANG.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
+    if not 0 < dot < len(name) - 1:
+        return None
+    suffix = name[dot:].lower()
+    if suffix in _TEMPLATE_SUFFIXES:
+        inner = name.rfind(".", 0, dot)
+        if 0 < inner and name[inner:dot].lower() in _TEMPLATED_CUDA:
+            return "cuda"
+    lang = _EXT_LANG.get(suffix)
     # `Makefile.inc` is the fragment a Makefile includes (`include Makefile.inc`: its toolchain and flag variables,
     # peasoup's `CUDA_VERSION ?= $(shell $(NVCC) --version ...)`), not a C/C++ file an `#include` names.
     if lang == "cuda" and name.startswith(_MAKEFILE_STEMS):
@@ -88,6 +108,14 @@ def language_of(path: str) -> str | None:
 
 
 _MAKEFILE_STEMS = ("Makefile.", "makefile.", "GNUmakefile.")
+
+
+def unread_reason(path: str) -> str | None:
+    """Why a file porter has no language for is still listed (skipped, unseen): a GPU source of a language porter does
+    not read (CUDA Fortran's `.cuf`); None for the files porter leaves out on purpose (docs, data, other languages)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return _UNREAD_GPU_SUFFIXES.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 @dataclass(frozen=True)
@@ -146,6 +174,8 @@ def discover(root: Path, include: list[str] | None = None, exclude: list[str] | 
             continue
         lang = language_of(rel)
         if lang is None:
+            if (why := unread_reason(rel)) is not None:
+                skipped.append(Skipped(rel, why))
             continue
         problem = link_problem(abspath, real_root, directories, aliases, rel)
         if problem:

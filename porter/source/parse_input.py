@@ -37,6 +37,9 @@ _QUALIFIER_FUNCTION_MACRO = re.compile(
     re.M,
 )
 QUALIFIER_FUNCTION = "(*)"  # the key suffix of a harvested function-like qualifier macro
+# The key suffix of a macro that spells a CUDA name at its uses (porter.source.preprocessor.spelling_macros, read by
+# its pasted_names), in the same repository facts: not a qualifier macro.
+SPELLING = "##"
 
 # `#define MFEM_LAUNCH_BOUNDS __launch_bounds__`, used as `__global__ MFEM_LAUNCH_BOUNDS(256) void k(...)`: an
 # object-like macro naming the attribute alone. The preprocessor rescans the replacement with the tokens that follow
@@ -191,7 +194,7 @@ def neutralise_macros(data: bytes, known: dict[str, str] | None = None) -> tuple
     declarators = {k[:-2].encode(): (int(v.rstrip("+")), v.endswith("+")) for k, v in known.items() if k.endswith("()")}
     qualifier_functions = {k[:-len(QUALIFIER_FUNCTION)].encode(): v.encode() for k, v in known.items()
                            if k.endswith(QUALIFIER_FUNCTION)}
-    macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith(("()", QUALIFIER_FUNCTION))}
+    macros = {k.encode(): v.encode() for k, v in known.items() if not k.endswith(("()", QUALIFIER_FUNCTION, SPELLING))}
     uses: dict[int, str] = {}
     global_macros = ({n.decode() for n in declarators} | {n.decode() for n, body in macros.items() if b"__global__" in body}
                      | {n.decode() for n, body in qualifier_functions.items() if b"__global__" in body})
@@ -282,7 +285,8 @@ def _expand_qualifier_functions(data: bytes, out: bytearray, macros: dict[bytes,
 def parses_alike(data: bytes, macros: dict[str, str] | None) -> bool:
     """Whether `parse(path, "cuda", data, macros)` builds the same tree as `parse(path, "cuda", data)`: the
     repository's macros change no byte the parser sees (most files use none of them)."""
-    if not macros or not any(name.removesuffix("()").removesuffix(QUALIFIER_FUNCTION).encode() in data for name in macros):
+    if not macros or not any(name.removesuffix("()").removesuffix(QUALIFIER_FUNCTION).encode() in data
+                             for name in macros if not name.endswith(SPELLING)):
         return True
     return neutralise_macros(data, {**LIBRARY_QUALIFIER_MACROS, **macros})[0] == \
         neutralise_macros(data, LIBRARY_QUALIFIER_MACROS)[0]

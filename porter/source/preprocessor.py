@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
+from porter.source.parse_input import SPELLING  # spelling macros' key suffix in the repository facts' macros
 
 # Three-valued truth: True, False, None (unknown).
 Tri = bool | None
@@ -361,23 +362,30 @@ def as_compiled(data: bytes) -> bytes:
     moved to the end of the token's run, where they still continue the line. Phase 2 removes every splice wherever it
     is, so a compiler reads the result exactly as the file; porter's tokenizer and tree-sitter, which end a token at
     a physical line's end, now read the token the compiler reads. A pull request could otherwise hide a kernel from
-    the gate behind one NUL or one split identifier."""
+    the gate behind one NUL or one split identifier. Uses of the file's own macros that spell a CUDA name are read
+    as that name (pasted_names; with_known_spellings adds other files' macros)."""
     if b"\0" in data:
         data = data.replace(b"\0", b" ")
     data = lone_cr_as_lf(data)
     if b"\\" in data and _splits_a_run(data):
         data = _SPLIT_RUN.sub(_splices_last, data)
-    return pasted_names(data) if b"##" in data else data
+    return pasted_names(data)
 
 
 # Token pasting that builds a CUDA-only name from plain identifiers (`#define CAT(a,b) a##b`, `#define W(x) CAT(__,x)`,
-# then `W(shfl_xor_sync)(...)`, `CAT(a,sm) volatile(...)`): no CUDA name is written, so no rule saw one. A use of a
-# macro whose whole body is such a paste (directly or through one more paste macro), with identifier arguments, is
-# read as the name it pastes - written over the use, padded with spaces (same length, same lines) - when that name
-# starts like CUDA's (`__`, `cuda`, `cu`, `warp`) or is `asm`, and fits in the use. Only the file's own macros.
+# then `W(shfl_xor_sync)(...)`, `CAT(a,sm) volatile(...)`, `#define WARP_DOWN __shfl_down##_sync`), and an object-like
+# alias of inline assembly (`#define PTX_ASM asm volatile`): no CUDA name is written at the use, so no rule saw one. A
+# use of a macro whose whole body is such a paste (directly or through one more paste macro), with identifier
+# arguments (over lines too), or of an asm alias, is read as the name it spells - written over the use, padded with
+# spaces, the use's line ends moved after it (same length, same lines) - when that name starts like CUDA's (`__`,
+# `cuda`, `cu`, `warp`) or is `asm`. A name longer than its use (`WARP_DOWN` for `__shfl_down_sync`) takes the room
+# from blanks of the use's line that separate no tokens (_squeezed_line: only that line's columns move). The file's
+# own macros, and those of every other file of the repository (spelling_macros, through the repository facts: the
+# utility header that defines CAT is the common layout).
 _DEFINE = re.compile(rb"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)\n]*)\))?[ \t]*((?:[^\n\\]|\\.)*)")
 _PASTE_OPERANDS = re.compile(rb"^\s*(\w+)(?:\s*##\s*\w+)+\s*$")
 _PASTE_USE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*\(([^()\n]*)\)\s*$")
+_ASM_ALIAS = re.compile(rb"^\s*(?:asm|__asm__|__asm)(?:\s+(?:volatile|__volatile__))?\s*$")
 _CUDA_START = (b"__", b"cuda", b"cu", b"warp")
 # `cuda`/`cu` only where the use wrote it (`CAT(cuda, Free)`): a vendor-prefix macro whose body holds it
 # (`#define GPU_PREFIX(x) cuda##x`, with a ROCm twin `hip##x`) is how dual code spells runtime names, and API012
@@ -385,17 +393,26 @@ _CUDA_START = (b"__", b"cuda", b"cu", b"warp")
 _VENDOR_START = (b"cuda", b"cu")
 _IDENT = re.compile(rb"[A-Za-z_]\w*|")
 MAX_PASTE_MACROS = 256
+# The longest argument list of a paste macro's use read (over lines too): identifiers and commas, a few words.
+MAX_PASTE_USE_BYTES = 256
+
+Template = tuple[tuple[bytes, ...], tuple[tuple[bool, bytes], ...]]
 
 
-def pasted_names(data: bytes) -> bytes:
-    """`data` with each use of a pasting macro that builds a CUDA-looking name read as that name (see above)."""
-    templates: dict[bytes, tuple[tuple[bytes, ...], tuple[tuple[bool, bytes], ...]]] = {}
+def _file_defines(data: bytes) -> list[tuple[int, int, tuple[bytes, ...], bytes, bytes, int]]:
     defines = []
     for m in _DEFINE.finditer(data):
         params = tuple(p.strip() for p in m.group(3).split(b",")) if m.group(2) else ()
         defines.append((m.start(), m.end(), params, m.group(1), m.group(4), m.end(1)))
         if len(defines) > MAX_PASTE_MACROS * 16:
             break
+    return defines
+
+
+def _templates(defines: Iterable[tuple[int, int, tuple[bytes, ...], bytes, bytes, int]],
+               templates: dict[bytes, Template]) -> dict[bytes, Template]:
+    """`templates` with the paste macros and asm aliases among `defines` added (a name already there is kept)."""
+    defines = list(defines)
     for _ in range(3):  # a paste macro, one through it, one through that
         for _, _, params, name, body, _ in defines:
             if name in templates or len(templates) >= MAX_PASTE_MACROS:
@@ -403,6 +420,8 @@ def pasted_names(data: bytes) -> bytes:
             if _PASTE_OPERANDS.match(body):
                 ops = [o.strip() for o in body.split(b"##")]
                 templates[name] = (params, tuple((o in params, o) for o in ops))
+            elif not params and _ASM_ALIAS.match(body):
+                templates[name] = ((), ((False, b"asm"),))
             elif (u := _PASTE_USE.match(body)) is not None and u.group(1) in templates:
                 inner_params, inner = templates[u.group(1)]
                 args = [a.strip() for a in u.group(2).split(b",")]
@@ -411,15 +430,84 @@ def pasted_names(data: bytes) -> bytes:
                 bound = dict(zip(inner_params, args))
                 templates[name] = (params, tuple(
                     (bound[o] in params, bound[o]) if is_param else (False, o) for is_param, o in inner))
+    return templates
+
+
+def _may_spell(data: bytes) -> bool:
+    return b"##" in data or b"asm" in data
+
+
+def spelling_macros(data: bytes) -> dict[str, str]:
+    """The file's macros that spell a CUDA name at their uses (paste macros, asm aliases; see above), for the
+    repository facts: {NAME + SPELLING: "(params) body"} with the body resolved through the file's other paste
+    macros, as a `#define` of the name would read."""
+    if not _may_spell(data) or b"define" not in data:
+        return {}
+    out = {}
+    for name, (params, ops) in _templates(_file_defines(data), {}).items():
+        head = b"(" + b", ".join(params) + b")" if params else b""
+        out[(name + SPELLING.encode()).decode("latin-1")] = (head + b" " + b"##".join(o for _, o in ops)).decode("latin-1")
+    return out
+
+
+# Up to this many spelling macros in the repository, each is searched for in a file; past it, the file's words are
+# looked up instead (linear in the file, whatever the repository defines).
+_FEW_KNOWN = 64
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _known_defines(data: bytes, known: Mapping[str, str] | None) -> list[tuple[int, int, tuple[bytes, ...], bytes, bytes, int]]:
+    """The spelling macros of other files (spelling_macros' entries in `known`) whose names `data` holds, as
+    _file_defines gives a file's own (at no position of this file)."""
+    if not known:
+        return []
+    keys = [k for k in known if k.endswith(SPELLING)]
+    if len(keys) <= _FEW_KNOWN:
+        names = sorted(n for k in keys if (n := k[:-len(SPELLING)].encode("latin-1")) in data)
+    else:  # the file's words looked up, not every macro of the repository searched for in the file
+        names = sorted(n for n in set(_WORD.findall(data)) if n.decode("latin-1") + SPELLING in known)
+    out = []
+    for name in names:
+        value = known[name.decode("latin-1") + SPELLING]
+        m = _DEFINE.match(b"#define " + name + value.encode("latin-1"))
+        if m is not None and m.group(1) == name:
+            params = tuple(p.strip() for p in m.group(3).split(b",")) if m.group(2) else ()
+            out.append((-1, -1, params, name, m.group(4), -1))
+            if len(out) >= MAX_PASTE_MACROS:
+                break
+    return out
+
+
+def spellings_of(macros: Mapping[str, str]) -> dict[str, str]:
+    """The spelling macros (spelling_macros' entries) among the repository facts' macros."""
+    return {k: v for k, v in macros.items() if k.endswith(SPELLING)}
+
+
+def with_known_spellings(data: bytes, known: Mapping[str, str]) -> bytes:
+    """as_compiled's bytes with the uses of spelling macros other files define (`known`: spellings_of the repository
+    facts' macros) read as the names they spell too; `data` itself when it uses none."""
+    if not known or not _known_defines(data, known):
+        return data
+    return pasted_names(data, known)
+
+
+def pasted_names(data: bytes, known: Mapping[str, str] | None = None) -> bytes:
+    """`data` with each use of a macro that spells a CUDA-looking name read as that name (see above); `known`: the
+    repository facts' macros, whose spelling macros other files define count too (the file's own come first)."""
+    defines = _file_defines(data) if _may_spell(data) else []
+    templates = _templates(defines, {})
+    templates = _templates(_known_defines(data, known), templates)
     if not templates:
         return data
     names = b"|".join(re.escape(n) for n in sorted(templates, key=len, reverse=True))
-    use = re.compile(rb"\b(" + names + rb")\b(?:[ \t]*\(([^()\n]*)\))?")
+    use = re.compile(rb"\b(" + names + rb")\b(?:[ \t]*\(([^()]{0,%d})\))?" % MAX_PASTE_USE_BYTES)
     out = bytearray(data)
     starts = [d[0] for d in defines]
+    unfit: list[tuple[int, int, bytes]] = []
     for m in use.finditer(data):
         params, ops = templates[m.group(1)]
-        if bool(params) != (m.group(2) is not None):
+        end = m.end() if params else m.end(1)  # an object-like macro is its name; what follows stays
+        if params and m.group(2) is None:
             continue
         args = [a.strip() for a in m.group(2).split(b",")] if params else []
         if len(args) != len(params) or not all(_IDENT.fullmatch(a) for a in args):
@@ -432,10 +520,78 @@ def pasted_names(data: bytes) -> bytes:
         pasted = b"".join(bound[o] if is_param else o for is_param, o in ops)
         if pasted.startswith(_VENDOR_START) and not ops[0][0]:
             continue
-        if (pasted.startswith(_CUDA_START) or pasted == b"asm") and _IDENT.fullmatch(pasted) \
-                and len(pasted) <= m.end() - m.start():
-            out[m.start():m.end()] = pasted + b" " * (m.end() - m.start() - len(pasted))
+        if not ((pasted.startswith(_CUDA_START) or pasted == b"asm") and _IDENT.fullmatch(pasted)):
+            continue
+        lines = data.count(b"\n", m.start(), end)
+        room = end - m.start() - lines
+        if len(pasted) <= room:
+            # the use's line ends after the name: every line after the use starts where it did
+            out[m.start():end] = pasted + b" " * (room - len(pasted)) + b"\n" * lines
+        elif not lines:
+            unfit.append((m.start(), end, pasted))
+    if unfit:
+        _squeezed_uses(out, unfit)
     return bytes(out)
+
+
+def _squeezed_uses(out: bytearray, unfit: list[tuple[int, int, bytes]]) -> None:
+    """Write each (start, end, name) whose name is longer than its use over it, each line's uses together, taking the
+    room from blanks of the line that separate no tokens (_squeezed); a line that cannot make the room, and a
+    directive line, is left."""
+    by_line: dict[int, list[tuple[int, int, bytes]]] = {}
+    for start, end, name in unfit:
+        by_line.setdefault(out.rfind(b"\n", 0, start) + 1, []).append((start, end, name))
+    for line_start, uses in by_line.items():
+        line_end = out.find(b"\n", line_start)
+        line_end = len(out) if line_end < 0 else line_end
+        if out[line_start:line_end].lstrip(b" \t").startswith((b"#", b"%:")):
+            continue  # a directive's blanks are its meaning (`#define X (a)` is not `#define X(a)`)
+        pieces, pos = [], line_start
+        for start, end, name in sorted(uses):
+            pieces += [bytes(out[pos:start]), name]
+            pos = end
+        pieces.append(bytes(out[pos:line_end]))
+        line = _squeezed(b"".join(pieces), line_end - line_start)
+        if line is not None:
+            out[line_start:line_end] = line.ljust(line_end - line_start)
+
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_OPERATOR_BYTES = frozenset(b"+-*/%<>=&|!^:.#")
+
+
+def _squeezed(line: bytes, width: int) -> bytes | None:
+    """`line` at most `width` bytes long by dropping blanks that separate no tokens (not between two word bytes, nor
+    two operator bytes that would join: `a - -b`), left to right, before the line's first string, character literal
+    or comment (whose bytes are never touched); None when that is not enough."""
+    excess = len(line) - width
+    if excess <= 0:
+        return line
+    out = bytearray()
+    i, n = 0, len(line)
+    while i < n and excess > 0:
+        c = line[i]
+        if c in b"\"'" or line[i:i + 2] in (b"//", b"/*"):
+            break
+        if c in b" \t":
+            j = i
+            while j < n and line[j] in b" \t":
+                j += 1
+            before = out[-1] if out else None
+            after = line[j] if j < n else None
+            keep = 1 if before is not None and after is not None and (
+                (before in _WORD_BYTES and after in _WORD_BYTES)
+                or (before in _OPERATOR_BYTES and after in _OPERATOR_BYTES)) else 0
+            drop = min(excess, (j - i) - keep)
+            out += line[i:j][:(j - i) - drop]
+            excess -= drop
+            i = j
+            continue
+        out.append(c)
+        i += 1
+    if excess > 0:
+        return None
+    return bytes(out) + line[i:]
 
 
 def directives(data: bytes) -> list[Directive]:

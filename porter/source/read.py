@@ -20,7 +20,8 @@ from porter.model import Skipped
 from porter.source import git
 from porter.source import discover as discovery
 from porter.source.discover import (Candidate, Discovery, another_alias, discover, files_not_kept,
-                                    inside_git, language_of, printable, selected, shown_path)
+                                    inside_git, language_of, printable, selected, shown_path,
+                                    unread_reason)
 
 
 # A candidate that cannot be read; the message is the reason listed under `skipped`.
@@ -177,6 +178,8 @@ class GitTree:
                 continue
             lang = language_of(rel)
             if lang is None:
+                if (why := unread_reason(rel)) is not None:
+                    skipped.append(Skipped(rel, why))
                 continue
             if mode == b"120000":
                 links.append((rel, raw_path, blob, lang))

@@ -1,10 +1,12 @@
 """The `lane_mask` pattern kind (porter.match.kinds.code): a full 32-bit lane mask passed to a warp intrinsic,
-written as a literal or through a name the file defines as one."""
+written as a literal, as a constant expression of one (porter.kernels.constfold.full_mask_32) or through a name the
+file defines as one."""
 from __future__ import annotations
 
 import re
 from typing import Iterable, Iterator
 
+from porter.kernels.constfold import full_mask_32
 from porter.match.base import Hit, MatchContext, per_object
 from porter.match.kinds.code_regex import lane_mask_call, lane_mask_regex, may_run
 from porter.source.parse import SourceFile
@@ -64,7 +66,9 @@ def _lane_mask_hits(rx, sf: SourceFile) -> Iterator[Hit]:
         if not FULL_MASK.match(text):
             if mask_names is None:
                 mask_names = full_mask_names(sf)  # only for a file with a call whose mask is not a literal
-            if text not in mask_names:
+            # a constant expression of the full mask (`0xffffffff + 0`, `unsigned(0xffffffff)`), folded as the
+            # kernel analysis folds it
+            if text not in mask_names and not full_mask_32(text.decode("utf-8", "replace")):
                 continue
         # The span runs from the intrinsic's name to the end of the mask, so the finding sits on the call's line.
         trail = len(m.group("hit")) - len(m.group("hit").rstrip())
