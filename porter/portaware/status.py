@@ -25,7 +25,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); twins are read per file and per kernel where they
    pair so (_unported: a source in a CUDA directory whose ROCm sibling twins it file for file but has no twin of its
-   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there;
+   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there; a
+   kernel of a component or a build arm's CUDA source whose ROCm counterpart holds no file of its core stem and
+   names it nowhere stays open too, _unported_kernels;
    except a component file that implements CUDA's own API, compat.implements_cuda_api: the ROCm sibling calls HIP's
    runtime instead);
    a file named for a CUDA library beside one named for its ROCm counterpart that uses it (`cublas.cc` /
