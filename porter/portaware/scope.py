@@ -2127,6 +2127,12 @@ def _dir_key(name: str) -> tuple[str, bool, bool]:
     return vendor_key(name, _DIR_PAIRS)
 
 
+def directory_key(name: str) -> tuple[str, bool, bool]:
+    """A directory's name with its vendor words out, and whether it named CUDA, whether ROCm (`kernels/cuda` and
+    `kernels/hip` share a key): the pairing key of sibling directories."""
+    return _dir_key(name)
+
+
 def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = (),
                     not_rocm: frozenset[str] = frozenset()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every

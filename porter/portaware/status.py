@@ -1499,9 +1499,9 @@ def _unported_kernels(pm: PortMap, source, files, result: ScanResult, limit: int
 
 def _dir_key_of(name: str) -> tuple[str, bool, bool]:
     """scope's key of a directory's name (vendor words out; whether it named CUDA; whether ROCm)."""
-    from porter.portaware.scope import _dir_key
+    from porter.portaware.scope import directory_key
 
-    return _dir_key(name)
+    return directory_key(name)
 
 
 def _runtime_shim(source, candidate, limit: int, held) -> bool:
