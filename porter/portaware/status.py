@@ -1457,6 +1457,7 @@ def _unported_kernels(pm: PortMap, source, files, result: ScanResult, limit: int
     for p in files:
         by_dir.setdefault(posixpath.dirname(p), []).append(p)
     counterpart_words: dict[tuple[str, ...], frozenset[str] | None] = {}
+    counterpart_cores: dict[tuple[str, ...], frozenset[str]] = {}
     for k in sorted(result.kernels):
         fs = pm.file_side.get(k.path)
         if k.path in done or k.language != "cuda" or fs is None or fs[1] != CUDA:
@@ -1473,9 +1474,11 @@ def _unported_kernels(pm: PortMap, source, files, result: ScanResult, limit: int
             continue
         if not where:
             continue
+        if where not in counterpart_cores:  # once per counterpart, not per kernel
+            counterpart_cores[where] = frozenset(core_stem(p) for w in where for d in by_dir
+                                                 if d == w or d.startswith(w + "/") for p in by_dir[d])
         mine = core_stem(k.path)
-        if mine and any(core_stem(p) == mine for w in where for d in by_dir if d == w or d.startswith(w + "/")
-               for p in by_dir[d]):
+        if mine and mine in counterpart_cores[where]:
             continue
         if where not in counterpart_words:
             words: set[str] = set()
