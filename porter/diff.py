@@ -2,11 +2,13 @@
 
 `scan --new-since REF` compares the tree of HEAD with the tree of `merge-base(REF, HEAD)`, both read from git objects;
 git names the files that differ (`git diff -M`, so a renamed file keeps its identity) and only those are scanned on
-either side. A finding's identity is (rule, path through renames, enclosing function, the matched text with its
+either side, with the files the head reads as C/C++/CUDA through an `#include` or a build line and the base did not
+(porter.pipeline.run_diff: text a change starts compiling is the change's code). A finding's identity is (rule, path through renames, enclosing function, the matched text with its
 spacing normalised, occurrence index among equal ones): moving code up or down, or renaming its file, changes no
 identity. A function moved to another file is caught by a second pass that drops the path for findings inside a
 named function. Kernels match the same way, by qualified name; one whose verdict on a target got worse (or a new
-kernel whose verdict is not `ok`) is listed as new.
+kernel whose verdict is not `ok`) is listed as new; on an open kernel, a worse `fix` or `rewrite` counts for
+`--fail-on` as a finding of KERNEL_SEVERITY (gating_kernels).
 
 `scan --baseline FILE` compares a scan with a baseline written by `porter baseline` (the findings and kernel
 verdicts of a scan, for repositories whose history is not at hand); its paths are taken as they are.
@@ -30,8 +32,11 @@ guard is open too), or (3) evidence in another file that the change itself adds 
 modifies (a build file that makes the spot's directory a CUDA component beside a ROCm sibling, a header whose arm
 handles it, a file inside the ROCm sibling directory that makes a `cuda/` directory its twin), or (4) a line of its
 own C/C++ file, which the change adds or modifies, that is no preprocessor guard (a runtime `if (is_hip())`, a class
-twin in the same file): the author under review would be vouching for their own code. These findings are listed as `reopened`
-in the diff.
+twin in the same file): the author under review would be vouching for their own code, or (5) a component pairing
+(`backend/cuda/` beside `backend/rocm/`) for a file the change adds or modifies that has no counterpart in the ROCm
+directory (_no_counterpart): the pairing vouches for what the ROCm side replaces, not for a feature it lacks. In (2)
+an arm is the function's twin only when it defines it with a body that does something (_defines: not `{}`, a stub
+body or a bare declaration). These findings are listed as `reopened` in the diff.
 
 Independently of `--isolated`, a finding whose code the base had with a status that was not open (handled or
 cuda-only) and that is open at the head counts as new, listed again in Diff.status_worse: a change that deletes the
@@ -42,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, TypeVar
@@ -82,6 +88,13 @@ class Change:
     renames: tuple[tuple[str, str], ...] = ()  # (path at base, path at head), sorted
 
 
+# What a worse verdict on an open kernel counts as for `--fail-on` (KernelChange.severity): a kernel the change adds
+# or changes that the AMD build must fix (`fix`: shared memory past the target's LDS, a 32-lane assumption that gives
+# wrong results on a 64-lane wavefront) or rewrite is ROCm work the change adds, as a finding of that severity is;
+# `check` and `retune` are tuning, and never fail a gate.
+KERNEL_SEVERITY = {"fix": Severity.MEDIUM, "rewrite": Severity.HIGH}
+
+
 @dataclass(frozen=True)
 class KernelChange:
     """A kernel whose verdict on one target moved; `before` is None for a kernel the change added. `status`: the
@@ -102,9 +115,15 @@ class KernelChange:
         beside `rocm/scale_rows.hip`), is no kernel the port must fix, whatever its CUDA code's verdict."""
         return self.status == "open" and RANK[self.after] > RANK[self.before or "ok"]
 
+    @property
+    def severity(self) -> Severity:
+        """What `--fail-on` counts this change as (KERNEL_SEVERITY of its verdict when it is worse, else info)."""
+        return KERNEL_SEVERITY.get(self.after, Severity.INFO) if self.worse else Severity.INFO
+
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.name, "path": self.path, "line": self.line, "target": self.target,
-                "before": self.before, "after": self.after, "worse": self.worse, "status": self.status}
+                "before": self.before, "after": self.after, "worse": self.worse, "status": self.status,
+                "severity": str(self.severity)}
 
 
 @dataclass(frozen=True)
@@ -134,7 +153,8 @@ class Diff:
 
     def counts(self) -> dict[str, Any]:
         return {"base": self.base, "head": self.head, "new": len(self.new), "fixed": len(self.fixed),
-                "unchanged": len(self.unchanged), "status_worse": len(self.status_worse)}
+                "unchanged": len(self.unchanged), "status_worse": len(self.status_worse),
+                "kernels_worse": len(self.worse_kernels)}
 
 
 # ----------------------------------------------------------------------------------------------- git
@@ -381,7 +401,9 @@ def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool =
     if isolated and vouch is not None:  # a guard on a name only the change introduces: as if it were not there
         found, renamed = _unvouched(found, read, vouch, budget)
     new, fixed, unchanged, worse = _match(base.findings, found, renames)
-    new, reopened = _reopen(new, read, change.head_paths, budget) if isolated else (new, [])
+    listing = head.stats.discovery[3].files if head.stats.discovery is not None else ()
+    new, reopened = _reopen(new, read, change.head_paths, budget, frozenset(c.path for c in listing)) \
+        if isolated else (new, [])
     in_new = {id(f) for f in new}  # the renamed findings that are new (the rest paired with an open base finding)
     reopened = sorted({id(f): f for f in (*reopened, *(f for f in renamed if id(f) in in_new))}.values())
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
@@ -402,10 +424,12 @@ def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None
 
 
 def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
-            changed: frozenset[str] = frozenset(), budget: Budget | None = None) -> tuple[list[Finding], list[Finding]]:
+            changed: frozenset[str] = frozenset(), budget: Budget | None = None,
+            listing: frozenset[str] = frozenset()) -> tuple[list[Finding], list[Finding]]:
     """The new findings with those a change's own evidence handled made open again, and those (see the module
     docstring); `changed`: the paths the change adds or modifies (none for a baseline, which has no history).
-    `budget`: one file's (porter.budget); the guards are read under a stage's budget of it."""
+    `budget`: one file's (porter.budget); the guards are read under a stage's budget of it. `listing`: the head's
+    files, where a component's counterpart is looked for (_no_counterpart)."""
     from porter.portaware.scope import rocm_path_evidence
 
     whys: list[str | None] = []
@@ -422,6 +446,8 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
                 why = "place"
             elif evidence != f.path and (evidence in changed or evidence in touched):
                 why = "evidence"
+            elif f.path in changed and _no_counterpart(f.path, evidence, listing):
+                why = "no counterpart"
             elif (guard := _own_guard(f)) is not None and read:
                 why, key = "check", guard
                 guards[guard] = None
@@ -444,10 +470,13 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             # for it (the HIP build has no such kernel, or takes the CUDA arm). A line that is no preprocessor
             # guard (a runtime `if (is_hip())`, a same-file class twin, a `#define`) in a C/C++ file the change
             # adds or modifies is the change's own say-so (4): the ROCm build compiles it either way.
+            # Another arm is that twin only when it defines the function with a body that does something: an
+            # empty `{}`, a body of only `return;` / `__trap();`, or a bare declaration gives the ROCm build no kernel
+            # (or one that does nothing), so it is no ROCm path (_defines).
             name = _short(f.function)
-            own = next((m for start, end, _, m in group or () if start <= f.line <= end), frozenset())
+            own = next((m for start, end, _, m, _d in group or () if start <= f.line <= end), frozenset())
             why = "guard" if arms is None or (group is not None and not any(
-                code and (name not in own or name in m) for start, end, code, m in group
+                code and (name not in own or name in d) for start, end, code, _m, d in group
                 if not start <= f.line <= end)) else (
                 "not a guard" if group is None and f.path in changed and _compiled(f.path) else None)
         if why is None:
@@ -457,6 +486,29 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             out.append(g)
             reopened.append(g)
     return sorted(out), reopened
+
+
+def _no_counterpart(path: str, evidence: str, listing: frozenset[str]) -> bool:
+    """Whether a file the change adds or modifies in a CUDA component whose ROCm sibling directory `evidence`
+    (`backend/rocm/`) handles it has no counterpart there: no file in the same folder below the sibling with the
+    same stem once vendor words are out (porter.portaware.scope.counterpart_slot), nor one of the same core stem
+    anywhere in the sibling (scope.core_stem). The sibling is the ROCm build's
+    replacement of what the component already had; a source the change adds beside them (`backend/cuda/topk.py`)
+    is a feature the ROCm build lacks."""
+    from porter.portaware.scope import core_stem, counterpart_slot
+
+    if not evidence.endswith("/") or not listing:
+        return False
+    sibling = evidence.rstrip("/")
+    parent = os.path.dirname(sibling)
+    own = next((d for d in _parents(path) if os.path.dirname(d) == parent and d != sibling), None)
+    if own is None:
+        return False
+    slot = counterpart_slot(path, own)
+    # ... or a file of the same core stem anywhere in it (`rocsparseWellContributions.cpp` for `cuWellContributions.cu`)
+    core = core_stem(path)
+    return not any(counterpart_slot(p, sibling) == slot or (core and core_stem(p) == core)
+                   for p in listing if p.startswith(sibling + "/"))
 
 
 def _short(function: str | None) -> str:
@@ -569,8 +621,9 @@ def _compiled(path: str) -> bool:
 
 
 # One guard as _guard_arms reads it: its arms (first body line, last body line, whether it holds code, which of the
-# asked-for words its body mentions) and the ROCm-side macro names its own condition tests (is_rocm_name).
-GuardArms = tuple[list[tuple[int, int, bool, frozenset[str]]], tuple[str, ...]]
+# asked-for words its body mentions, which it defines as a function with a body that does something: _defines) and
+# the ROCm-side macro names its own condition tests (is_rocm_name).
+GuardArms = tuple[list[tuple[int, int, bool, frozenset[str], frozenset[str]]], tuple[str, ...]]
 
 
 def _guard_arms(read: Callable[[str], bytes | None], guards: list[tuple[str, int]], budget: Budget,
@@ -591,7 +644,7 @@ def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str
                      words: dict[tuple[str, int], frozenset[str]]) -> dict[tuple[str, int], GuardArms | None]:
     import re
 
-    from porter.source.preprocessor import is_rocm_name, preprocess
+    from porter.source.preprocessor import blank_comments, is_rocm_name, preprocess
 
     texts: dict[str, tuple[Preprocessed, list[bytes]] | None] = {}
     out: dict[tuple[str, int], GuardArms | None] = {}
@@ -609,10 +662,54 @@ def _guard_arms_task(read: Callable[[str], bytes | None], guards: list[tuple[str
                   if w.isidentifier()]
         mentions = [frozenset(w for w, rx in wanted if any(rx.search(ln) for ln in lines[start - 1:end]))
                     for start, end, _ in arms]
+        bodies = [blank_comments(b"\n".join(lines[start - 1:end])).decode("utf-8", "replace") if m else ""
+                  for (start, end, _), m in zip(arms, mentions)]
+        defined = [frozenset(w for w in m if _defines(body, w)) for m, body in zip(mentions, bodies)]
         text = next((a.text for g in known[0].groups for a in g.arms if a.line == guard), "")
         names = tuple(dict.fromkeys(n for n in re.findall(r"[A-Za-z_]\w*", text) if n != "defined" and is_rocm_name(n)))
-        out[(path, guard)] = ([(a, b, c, m) for (a, b, c), m in zip(arms, mentions)], names)
+        out[(path, guard)] = ([(a, b, c, m, d) for (a, b, c), m, d in zip(arms, mentions, defined)], names)
     return out
+
+
+# A statement that does nothing a caller could use (a stub's body): `return;`, a trap or abort, an `assert(false)`,
+# a throw, a cast to void of an unused parameter, an empty statement.
+_STUB_STATEMENT = re.compile(r"(?:return|(?:std::)?abort\s*\(\s*\)|__trap\s*\(\s*\)|__builtin_trap\s*\(\s*\)"
+                             r"|assert\s*\(\s*(?:false|0)\b.*|throw\b.*|\(\s*void\s*\)\s*[A-Za-z_]\w*|)", re.S)
+# What may stand between a function's parameter list and its body (qualifiers, a trailing return type).
+_BEFORE_BODY = re.compile(r"[^;{}()]*")
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether `text` (comments blanked) defines a function `name` with a body that does something: its parameter
+    list followed by `{`, and in the braces a statement other than _STUB_STATEMENT. A declaration (`...);`), a call
+    and an empty or stub body (`{}`, `{ return; }`, `{ __trap(); }`) are not: they give a build no working function."""
+    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^;{}()]*>\s*)?\(", text):
+        close = _balanced(text, m.end() - 1, "(", ")")
+        if close is None:
+            continue
+        gap = _BEFORE_BODY.match(text, close + 1)
+        at = gap.end() if gap else close + 1
+        if at >= len(text) or text[at] != "{":
+            continue
+        end = _balanced(text, at, "{", "}")
+        body = text[at + 1:end if end is not None else len(text)]
+        if any(not _STUB_STATEMENT.fullmatch(s.strip()) for s in re.split(r"[;{}]", body)):
+            return True
+    return False
+
+
+def _balanced(text: str, at: int, opening: str, closing: str) -> int | None:
+    """The index of the `closing` that balances the `opening` at `at`, or None when the text ends first."""
+    depth = 0
+    for i in range(at, len(text)):
+        c = text[i]
+        if c == opening:
+            depth += 1
+        elif c == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
 
 
 def _parents(path: str) -> Iterable[str]:
@@ -746,6 +843,14 @@ def compare_baseline(path: Path, head: ScanResult, isolated: bool = False,
     return Diff(f"baseline:{Path(path).name}", "work tree", tuple(new), tuple(fixed), tuple(unchanged),
                 tuple(kernel_changes(kernels, head.kernels)), (), tuple(added), not isolated, tuple(reopened),
                 tuple(worse))
+
+
+def gating_kernels(kernels: Iterable[KernelChange], threshold: Severity | None) -> list[KernelChange]:
+    """The kernel verdict changes that fail a `--fail-on threshold` check on a change: worse verdicts on open
+    kernels whose KERNEL_SEVERITY is at or above it."""
+    if threshold is None:
+        return []
+    return [k for k in kernels if k.worse and k.severity > Severity.INFO and k.severity >= threshold]
 
 
 def gating(findings: Iterable[Finding], threshold: Severity | None) -> list[Finding]:

@@ -106,9 +106,11 @@ class Run:
 
 def run(source: Source | Path | str, settings: Settings = Settings(), *, assess: bool = False,
         progress: Callable[[int, int], None] | None = None, only: frozenset[str] | None = None,
-        untrusted: bool = False, found: Discovery | None = None, keep_held: bool = False) -> Run:
+        untrusted: bool = False, found: Discovery | None = None, keep_held: bool = False,
+        code_before: frozenset[str] | None = None) -> Run:
     """Scan `source` with `settings`, analyse its kernels for the settings' targets and, with assess, estimate
-    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`);
+    the migration effort. Every command goes through here. `only` limits the scan to those paths (see `scan`, and
+    its `code_before`);
     `untrusted`: the scanned files are a change's under --isolated, whose own claims are not taken (see `scan`);
     `found`: the source's discovery with the settings' include/exclude, when the caller already has it;
     `keep_held`: the result keeps the files' bytes as read (ScanStats.held) for a stage of the caller's (run_diff)."""
@@ -116,7 +118,7 @@ def run(source: Source | Path | str, settings: Settings = Settings(), *, assess:
     targets = tuple(resolve_targets(settings.targets))
     try:
         result = scan(source, settings, progress=progress, targets=targets, only=only, untrusted=untrusted,
-                      found=found)
+                      found=found, code_before=code_before)
         return complete(result, settings, targets, assess=assess, source=source, keep_held=keep_held)
     finally:
         # A git tree's `git cat-file` ends with the run, however it ends (a deadline, an error): in a process that
@@ -238,9 +240,19 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         # Both sides through `run`, so every stage a plain scan has (kernel verdicts, port status) applies to them.
         # Under --isolated the files of the change are untrusted on both sides: neither reads as a private copy of a
         # toolkit header because it says so (porter.match.refine).
-        sides = [run(GitTree(top, commit, subdir), settings, only=paths, untrusted=isolated,
-                     keep_held=isolated and commit == head).result
-                 for commit, paths in ((base, change.base_paths), (head, change.head_paths))]
+        # A file the head reads as C/C++/CUDA through an `#include` or a build line and the base did not (text a
+        # change starts compiling: `#include "../docs/reduce.txt"`, LANGUAGE CUDA on a `.txt`) is part of the change
+        # whether or not its bytes changed: the head's scan takes it in (`code_before`), and so does the base's when
+        # the base lists it too (a `.py` read only as Python there), so its findings compare as new.
+        base_side = run(GitTree(top, base, subdir), settings, only=change.base_paths, untrusted=isolated).result
+        head_side = run(GitTree(top, head, subdir), settings, only=change.head_paths, untrusted=isolated,
+                        keep_held=isolated, code_before=base_side.stats.read_as_code).result
+        joined = head_side.stats.read_as_code - base_side.stats.read_as_code - change.head_paths
+        listed = base_side.stats.discovery[3].files if base_side.stats.discovery is not None else ()
+        if joined & {c.path for c in listed}:
+            base_side = run(GitTree(top, base, subdir), settings, only=change.base_paths | joined,
+                            untrusted=isolated).result
+        sides = [base_side, head_side]
         diff = changes.compare(sides[0], sides[1], change, isolated,
                                read=_held_first(sides[1], changes.read_at(top, head, subdir)),
                                budget=file_budget(settings),
@@ -488,6 +500,7 @@ def scan(
     only: frozenset[str] | None = None,
     untrusted: bool = False,
     found: Discovery | None = None,
+    code_before: frozenset[str] | None = None,
 ) -> ScanResult:
     """The scan stage: every file of a source (a work tree, a git tree, or a path) to a sorted result with the
     rules' findings (with target notes for `targets`, default: the settings' targets), kernels and launches.
@@ -495,7 +508,10 @@ def scan(
     local packages) still come from every file, so each scanned file's result and cache key are the full scan's.
     With `untrusted` (the files of a change under --isolated) a file is never read as a private copy of a toolkit
     header on its own say-so (porter.match.refine; keyed in the cache).
-    `found`: the source's discovery with the settings' include/exclude, when the caller already made it."""
+    `found`: the source's discovery with the settings' include/exclude, when the caller already made it.
+    `code_before` (with `only`, a diff's head): the files the base read as C/C++/CUDA only through an include or a
+    build line (ScanStats.read_as_code); a file this tree reads so that is not among them joins `only`: the change
+    made it code, so its code is the change's."""
     source = root if isinstance(root, (WorkTree, GitTree)) else WorkTree(Path(root))
     targets = tuple(targets) if targets is not None else tuple(resolve_targets(options.targets))
     found = found if found is not None else source.discover(options.include, options.exclude)
@@ -535,6 +551,9 @@ def scan(
         facts = cached_repository_facts(found.files, source, options.max_file_bytes, cache, file_budget(options),
                                         options.jobs, notices, options.rocm_macros, held)
     twins = tuple(dataclasses.replace(c, language="cuda", target=None) for c in found.files if c.path in twinned)
+    read_as_code = frozenset({c.path for c in extra} | twinned)
+    if only is not None and code_before is not None:
+        only = only | (read_as_code - code_before)
     pairs = _merged(scan_files((*found.files, *twins), source, options, ruleset, cache, facts, progress, only, held,
                                untrusted), twinned)
     if cache is not None:
@@ -547,6 +566,7 @@ def scan(
         discovery=(source, tuple(options.include), tuple(options.exclude), found),
         # Which macros stand for one build, with the configured rocm_macros: port status decides by the same names.
         build_names=facts.build_names,
+        read_as_code=read_as_code,
         held=held))  # the files' bytes as read: port status and deep mode take them from here
 
 

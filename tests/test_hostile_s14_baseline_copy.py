@@ -39,8 +39,9 @@ def test_a_new_file_claiming_to_be_a_toolkit_header_keeps_its_findings_against_a
     git(repo, "commit", "-q", "-m", "pr")
     assert _gate(repo, tmp_path / "base.json", "--isolated") == (
         1, [("a.cu", "KRN002"), ("cuda_fp16.hpp", "DEV002"), ("cuda_fp16.hpp", "DEV011"), ("cuda_fp16.hpp", "KRN001")])
-    # without --isolated the repository is trusted, as before
-    assert _gate(repo, tmp_path / "base.json") == (0, [("a.cu", "KRN002")])
+    # without --isolated the repository is trusted, as before: the header's findings are dropped; its kernel, new and
+    # `fix`, counts for --fail-on since session 29 (porter.diff.KERNEL_SEVERITY)
+    assert _gate(repo, tmp_path / "base.json") == (1, [("a.cu", "KRN002")])
 
 
 def test_a_copy_the_isolated_baseline_already_held_is_unchanged(tmp_path):

@@ -99,7 +99,7 @@ def test_library_diff_is_exactly_the_added_and_removed_spots(pr_repo):
     base = git(pr_repo, "merge-base", "main", "feature").strip()
     head = git(pr_repo, "rev-parse", "feature").strip()
     assert r.diff.counts() == {"base": base, "head": head, "new": 4, "fixed": 1, "unchanged": 7,
-                                "status_worse": 0}
+                                "status_worse": 0, "kernels_worse": 1}
     assert r.diff.renames == (("old_name.cu", "new_name.cu"),)
     # The new kernel's verdict counts as worse than nothing.
     assert [(k.name, k.target, k.before, k.after, k.worse) for k in r.diff.kernels] == [
@@ -124,7 +124,8 @@ def test_json(pr_repo):
     assert {k: doc["diff"][k] for k in ("new", "fixed", "unchanged")} == {"new": 4, "fixed": 1, "unchanged": 7}
     assert doc["renames"] == [{"from": "old_name.cu", "to": "new_name.cu"}]
     assert doc["kernel_changes"] == [{"kernel": "vote", "path": "added.cu", "line": 1, "target": "mi355x",
-                                      "before": None, "after": "fix", "worse": True, "status": "open"}]
+                                      "before": None, "after": "fix", "worse": True, "status": "open",
+                                      "severity": "medium"}]
 
 
 def test_github_annotations(pr_repo):

@@ -158,7 +158,7 @@ def test_a_pr_adding_a_cuda_only_kernel_adds_no_kernel_that_needs_work(tmp_path)
                      ("src/kernels/cuda/col_absmax.cu", "cuda-only", "CMakeLists.txt:12")]
     assert [k.to_dict() for k in r.diff.kernels] == [
         {"kernel": "col_absmax_kernel", "path": "src/kernels/cuda/col_absmax.cu", "line": 3, "target": "mi355x",
-         "before": None, "after": "fix", "worse": False, "status": "cuda-only"}]
+         "before": None, "after": "fix", "worse": False, "status": "cuda-only", "severity": "info"}]
     assert r.diff.worse_kernels == ()
     assert line.startswith("✅ **porter: no new CUDA-only code**")
 

@@ -47,7 +47,10 @@ def test_under_isolated_a_new_file_claiming_to_be_a_toolkit_header_keeps_its_fin
 
 def test_without_isolated_the_repository_is_trusted_as_before(tmp_path):
     rc, found, err = _gate(_pr(tmp_path))
-    assert (rc, found) == (0, [("a.cu", "KRN002")]), err
+    # the header's findings are dropped, as before; its kernel (no real toolkit header defines one) is new and `fix`
+    # on an open kernel, which --fail-on counts since session 29 (porter.diff.KERNEL_SEVERITY)
+    assert (rc, found) == (1, [("a.cu", "KRN002")]), err
+    assert "1 kernel verdict worse (1 of them at fix or worse: --fail-on counts them)" in err
 
 
 def test_a_toolkit_copy_the_change_does_not_touch_is_still_a_copy(tmp_path):

@@ -38,11 +38,17 @@ def jobs():
     return typer.Option(None, "--jobs", "-j", metavar="N", help="Most worker processes (default: all cores; small trees start fewer).")
 
 
-def fail_on(default: str | None = None):
+def fail_on(default: str | None = None, also: str = ""):
     from porter.model import Severity
 
     return typer.Option(default, "--fail-on", metavar="SEVERITY",
-                        help=f"Exit 1 when a finding has this severity or worse: {', '.join(str(s) for s in Severity)}.")
+                        help=f"Exit 1 when a finding has this severity or worse: {', '.join(str(s) for s in Severity)}."
+                        + (f" {also}" if also else ""))
+
+
+# What scan's --fail-on also counts on a change (porter.diff.KERNEL_SEVERITY, porter.cli.gate).
+FAIL_ON_KERNELS = ("With --new-since or --baseline, a kernel verdict the change makes worse on an open kernel counts "
+                   "too: fix as medium, rewrite as high.")
 
 
 def targets(help: str = TARGETS_HELP):

@@ -42,7 +42,7 @@ def scan(
     include: Optional[List[str]] = options.include(),
     exclude: Optional[List[str]] = options.exclude(),
     jobs: Optional[int] = options.jobs(),
-    fail_on: Optional[str] = options.fail_on(),
+    fail_on: Optional[str] = options.fail_on(also=options.FAIL_ON_KERNELS),
     target: Optional[List[str]] = options.targets(),
     rev: Optional[str] = options.rev(),
     quiet: bool = options.quiet("Only the summary line."),
@@ -121,8 +121,8 @@ def scan(
             err().print(f"compared {c['base'][:12] if git_base else c['base']} → {c['head'][:12]}: {c['new']} new"
                         f"{worse}, "
                         f"{c['fixed']} fixed, {c['unchanged']} unchanged{' in the files that differ' if git_base else ''}"
-                        f"; {plural(len(run.diff.worse_kernels), 'kernel verdict')} worse", markup=False, highlight=False,
-                        soft_wrap=True)
+                        f"; {plural(len(run.diff.worse_kernels), 'kernel verdict')} worse{gating_note(run)}",
+                        markup=False, highlight=False, soft_wrap=True)
         if summary is not None:
             append_summary(shown, summary)
         only_changed = run.diff is not None and not run.diff.counts()["base"].startswith("baseline:")
@@ -152,7 +152,7 @@ def scan(
             if run.settings.fail_on is not None:
                 return EXIT_FINDINGS
         if run.diff is not None:
-            return gate(run.diff.new, run.settings.fail_on)
+            return gate(run.diff.new, run.settings.fail_on, kernels=run.diff.kernels)
         # The gate counts open work unless --status names what to count.
         code = gate(run.result.findings, run.settings.fail_on, status.strip().lower() if status else "open")
         if reuse is not None:
@@ -163,6 +163,14 @@ def scan(
         return code
 
     run_command(body, verbose)
+
+
+def gating_note(run) -> str:
+    """What of the worse kernel verdicts fails --fail-on (porter.diff.gating_kernels), said beside their count."""
+    from porter.diff import gating_kernels
+
+    failing = gating_kernels(run.diff.kernels, run.settings.fail_on)
+    return f" ({len(failing)} of them at fix or worse: --fail-on counts them)" if failing else ""
 
 
 def append_summary(run, summary: Path) -> None:

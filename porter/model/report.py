@@ -175,6 +175,9 @@ class ScanStats:
     discovery: tuple[Any, tuple[str, ...], tuple[str, ...], Any] | None = None
     build_names: tuple[frozenset[str], frozenset[str]] | None = None
     held: Any = None
+    # The files the tree reads as C/C++/CUDA only because an `#include` or a build line says so (a `kern.txt` a
+    # `.cu` includes, a `.py` CMake marks LANGUAGE CUDA): porter.pipeline.scan, for a diff's `only` (run_diff).
+    read_as_code: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

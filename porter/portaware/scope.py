@@ -2127,6 +2127,12 @@ def _dir_key(name: str) -> tuple[str, bool, bool]:
     return vendor_key(name, _DIR_PAIRS)
 
 
+def directory_key(name: str) -> tuple[str, bool, bool]:
+    """A directory's name with its vendor words out, and whether it named CUDA, whether ROCm (`kernels/cuda` and
+    `kernels/hip` share a key): the pairing key of sibling directories."""
+    return _dir_key(name)
+
+
 def component_twins(paths: Iterable[str], components: Iterable[tuple[str, str, str]] = (),
                     not_rocm: frozenset[str] = frozenset()) -> dict[str, tuple[str, str]]:
     """CUDA component directory -> (its ROCm counterpart's evidence, what made it the CUDA build's) for every
@@ -2329,6 +2335,34 @@ def used_names(names: Iterable[str], texts: Iterable[tuple[str, bytes]], own: tu
     return found
 
 
+def counterpart_slot(path: str, root: str) -> tuple[str, str]:
+    """Where a source under `root` sits in a pair of directories (directory_counterparts): its folder below `root`
+    and its stem with vendor words out, so `src/cuda/x/scale_cuda.cu` under `src/cuda` and `src/hip/x/scale.hip`
+    under `src/hip` share one."""
+    rel = path[len(root) + 1:]
+    return posixpath.dirname(rel), _source_key(_stem(rel))[0].replace("\0", "")
+
+
+@functools.cache
+def _vendor_prefixes() -> tuple[str, ...]:
+    """A vendor's words (LIBRARY_PAIRS, and `cu`, `nv`, `roc`) as a prefix of a camel-case or run-together name
+    (`cuWellContributions`, `rocsparseWellContributions`, `hipKernels`), longest first: core_stem takes one off."""
+    return tuple(sorted({w for k, v in LIBRARY_PAIRS.items() for w in (k, *v)} | {"cu", "nv", "roc"},
+                        key=lambda w: (-len(w), w)))
+
+
+def core_stem(path: str) -> str:
+    """A source's stem with its vendor words out, then letters and digits only, then one vendor prefix off
+    (`cuWellContributions.cu` and `rocsparseWellContributions.cpp` are both `wellcontributions`, `scale_hip.cpp`
+    and `scale.cu` both `scale`): the name of what a file implements, by which a ROCm directory holds a counterpart
+    of a CUDA one's file under a vendor-prefixed name (OPM's gpubridge/cuda/ beside gpubridge/rocm/)."""
+    name = re.sub(r"[^a-z0-9]", "", _source_key(_stem(path))[0])
+    for w in _vendor_prefixes():
+        if name.startswith(w) and len(name) > len(w):
+            return name[len(w):]
+    return name
+
+
 def directory_counterparts(paths: Iterable[str]) -> dict[str, str | None]:
     """Source in a directory named for CUDA -> its counterpart in the sibling directory named for ROCm in its place
     (the same relative folder and stem once vendor words are gone, any source suffix), or None when it has none, for
@@ -2355,10 +2389,7 @@ def directory_counterparts(paths: Iterable[str]) -> dict[str, str | None]:
         if not sibs:
             continue
 
-        def slot(p: str, root: str) -> tuple[str, str]:
-            rel = p[len(root) + 1:]
-            return posixpath.dirname(rel), _source_key(_stem(rel))[0].replace("\0", "")
-
+        slot = counterpart_slot
         theirs: dict[tuple[str, str], str] = {}
         for s in sibs:
             for p in sorted(by_dir[s]):

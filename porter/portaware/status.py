@@ -25,7 +25,9 @@ runtime vendor check, the tree-sitter parse), builds a `PortMap` and decides eac
    that sibling, its kernels' verdicts kept (a component
    without such a sibling stays open: a missing feature is work); twins are read per file and per kernel where they
    pair so (_unported: a source in a CUDA directory whose ROCm sibling twins it file for file but has no twin of its
-   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there;
+   own, and a kernel its twin file does not name, stay open - nor is a CUDA arm with no ROCm arm evidence there; a
+   kernel of a component or a build arm's CUDA source whose ROCm counterpart holds no file of its core stem and
+   names it nowhere stays open too, _unported_kernels;
    except a component file that implements CUDA's own API, compat.implements_cuda_api: the ROCm sibling calls HIP's
    runtime instead);
    a file named for a CUDA library beside one named for its ROCm counterpart that uses it (`cublas.cc` /
@@ -1559,6 +1561,76 @@ def _unported(pm: PortMap, source, files, result: ScanResult, limit: int, held, 
         for k in sorted(ks):
             if k.name not in words:
                 pm.unported.setdefault(path, []).append((k.line, k.end_line, f"{twin} has no kernel {k.name}"))
+    _unported_kernels(pm, source, files, result, limit, held, set(twin_of))
+
+
+# The most bytes of a ROCm counterpart's files read to learn which kernels it names (_unported_kernels).
+COUNTERPART_BYTES = 16 * 1024 * 1024
+
+
+def _unported_kernels(pm: PortMap, source, files, result: ScanResult, limit: int, held, done: set[str]) -> None:
+    """A kernel of a CUDA source handled as a whole by a component pairing (`backend/cuda/` beside `backend/rocm/`)
+    or by the CUDA arm of a split build (`file(GLOB kernels/cuda/*.cu)` beside `kernels/hip/*.hip`) is unported
+    (PortMap.unported) when the ROCm counterpart - the paired directory, or the ROCm-named siblings of the source's
+    own directory - holds neither a file of the same core stem (scope.core_stem: OPM's rocm/rocsparseWellContributions
+    .cpp for cuda/cuWellContributions.cu, whose kernel it implements under another name) nor a file that spells the
+    kernel's name: the ROCm build compiles that counterpart, which lacks the kernel, so the kernel is a missing
+    feature (a pull request's new kernels/cuda/fast_topk.cu), not work done. `done`: the sources _unported already
+    read per twin file."""
+    from porter.portaware.scope import core_stem
+
+    by_dir: dict[str, list[str]] = {}
+    for p in files:
+        by_dir.setdefault(posixpath.dirname(p), []).append(p)
+    counterpart_words: dict[tuple[str, ...], frozenset[str] | None] = {}
+    counterpart_cores: dict[tuple[str, ...], frozenset[str]] = {}
+    for k in sorted(result.kernels):
+        fs = pm.file_side.get(k.path)
+        if k.path in done or k.language != "cuda" or fs is None or fs[1] != CUDA:
+            continue
+        if fs[0] == COMPONENT and fs[2].endswith("/"):
+            where: tuple[str, ...] = (fs[2].rstrip("/"),)
+        elif fs[0] == "twin" and fs[2] not in files:  # the CUDA arm of a build (`CMakeLists.txt:4`)
+            d = posixpath.dirname(k.path)
+            key, cuda, _rocm = _dir_key_of(posixpath.basename(d))
+            parent = posixpath.dirname(d)
+            where = tuple(sorted(s for s in by_dir if posixpath.dirname(s) == parent and s != d and cuda
+                                 and (lambda kk: kk[0] == key and kk[2] and not kk[1])(_dir_key_of(posixpath.basename(s)))))
+        else:
+            continue
+        if not where:
+            continue
+        if where not in counterpart_cores:  # once per counterpart, not per kernel
+            counterpart_cores[where] = frozenset(core_stem(p) for w in where for d in by_dir
+                                                 if d == w or d.startswith(w + "/") for p in by_dir[d])
+        mine = core_stem(k.path)
+        if mine and mine in counterpart_cores[where]:
+            continue
+        if where not in counterpart_words:
+            words: set[str] = set()
+            total = 0
+            inside = [p for p in sorted(files) if any(p.startswith(w + "/") for w in where)]
+            for p in inside:
+                data = _read(source, files[p], limit, held)
+                if data is None:
+                    continue
+                total += len(data)
+                if total > COUNTERPART_BYTES:
+                    words = set()
+                    break
+                words.update(re.findall(r"\w+", data.decode("utf-8", "replace")))
+            counterpart_words[where] = frozenset(words) if words else None
+        known = counterpart_words[where]
+        if known is not None and k.name not in known:
+            pm.unported.setdefault(k.path, []).append(
+                (k.line, k.end_line, f"{', '.join(w + '/' for w in where)} has no kernel {k.name}"))
+
+
+def _dir_key_of(name: str) -> tuple[str, bool, bool]:
+    """scope's key of a directory's name (vendor words out; whether it named CUDA; whether ROCm)."""
+    from porter.portaware.scope import directory_key
+
+    return directory_key(name)
 
 
 # An include of HIP's runtime header: a file that includes it (and no CUDA runtime header) is written for the ROCm
