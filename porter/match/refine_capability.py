@@ -329,6 +329,16 @@ _AST_COMPARE = {ast.Lt: _COMPARE["<"], ast.LtE: _COMPARE["<="], ast.Gt: _COMPARE
 _LITERALS = frozenset({"integer", "float", "tuple", "list", "unary_operator"})
 
 
+def _capability_call(f: Draft, sf: SourceFile) -> Any:
+    """The `get_device_capability` call a finding sits in (steps 8b and 8o start from it), else None."""
+    assert sf.root is not None
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "call":
+        node = node.parent
+    return node if node is not None and b"get_device_capability" in node.text else None
+
+
 def capability_identity(f: Draft, sf: SourceFile) -> Draft:
     """PYT001 at info when the capability its call returns is only stored as a dict value or compared with == / !=
     against something other than a literal (module doc, step 8b)."""
@@ -336,11 +346,8 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
 
     if f.rule not in CAPABILITY_RULES or f.severity <= Severity.INFO or sf.root is None:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
-    while node is not None and node.type != "call":
-        node = node.parent
-    if node is None or b"get_device_capability" not in node.text:
+    node = _capability_call(f, sf)
+    if node is None:
         return f
     label = _as_label(node, sf)
     if label is not None:
@@ -482,11 +489,8 @@ def fp8_threshold(f: Draft, sf: SourceFile) -> Draft:
     amd = amd_fp8_capabilities()
     if not amd:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
-    while node is not None and node.type != "call":
-        node = node.parent
-    if node is None or b"get_device_capability" not in node.text:
+    node = _capability_call(f, sf)
+    if node is None:
         return f
     scope = node
     while scope is not None and scope.type not in ("function_definition", "module"):

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from porter.match.regex import compile_regex as linear_regex
 from porter.source.discover import UNIT_SUFFIXES
-from porter.source.parse import SourceFile
+from porter.source.parse import Function, SourceFile
 from porter.source.parse_input import line_matches
 from porter.source.preprocessor import preprocessed
 
@@ -116,11 +116,7 @@ def _warp_level(sf: SourceFile, fn, memo: dict, depth: int) -> bool:
     body = sf.code[fn.start_byte:fn.end_byte]
     found = _WARP_LEVEL.search(body) is not None
     if not found and depth > 0:
-        by_name = sf.cache.get("code.functions_by_name")
-        if by_name is None:
-            by_name = sf.cache["code.functions_by_name"] = {}
-            for f in sf.functions:
-                by_name.setdefault(f.name.encode(), []).append(f)
+        by_name = _functions_by_name(sf)
         for name in {m.group(1) for m in _CALLED.finditer(body)}:
             if any(f is not fn and _warp_level(sf, f, memo, depth - 1) for f in by_name.get(name, ())):
                 found = True
@@ -195,11 +191,7 @@ def _tile32_only(sf: SourceFile, fn) -> bool:
     rest = _TILE32.sub(b"", body)
     if _WARP_LEVEL.search(rest) is not None or _PTX_WARP_LEVEL.search(rest) is not None:
         return False
-    by_name = sf.cache.get("code.functions_by_name")
-    if by_name is None:
-        by_name = sf.cache["code.functions_by_name"] = {}
-        for f in sf.functions:
-            by_name.setdefault(f.name.encode(), []).append(f)
+    by_name = _functions_by_name(sf)
     memo = sf.cache.setdefault("code.warp_level", {})
     return not any(f is not fn and _warp_level(sf, f, memo, 2)
                    for name in {m.group(1) for m in _CALLED.finditer(body)} for f in by_name.get(name, ()))
@@ -437,6 +429,17 @@ def _shuffle_wrappers(sf: SourceFile) -> dict[bytes, list[tuple[list[tuple[bytes
 _SHUFFLE_NAME = re.compile(rb"(?i)(?:[a-z]\w*_)?shfl_?(xor|down|up)(_sync)?")
 
 
+def _functions_by_name(sf: SourceFile) -> dict[bytes, list[Function]]:
+    """The file's function definitions by name, built once per file (the lane-group and shuffle-wrapper readers ask)."""
+    by_name: dict[bytes, list[Function]] | None = sf.cache.get("code.functions_by_name")
+    if by_name is None:
+        by_name = {}
+        for f in sf.functions:
+            by_name.setdefault(f.name.encode(), []).append(f)
+        sf.cache["code.functions_by_name"] = by_name
+    return by_name
+
+
 def _named_shuffle(sf: SourceFile, name: bytes) -> bytes | None:
     """The CUDA shuffle (`__shfl_up`, `__shfl_xor_sync`, ...) a call of `name` reads as when the file neither defines
     nor #defines `name` and the name says which shuffle it is (uDeviceX's `shfl_up(val, L)`, a wrapper of
@@ -445,11 +448,7 @@ def _named_shuffle(sf: SourceFile, name: bytes) -> bytes | None:
     m = _SHUFFLE_NAME.fullmatch(name)
     if m is None or name.startswith(b"__shfl"):
         return None
-    defined = sf.cache.get("code.functions_by_name")
-    if defined is None:
-        defined = sf.cache["code.functions_by_name"] = {}
-        for f in sf.functions:
-            defined.setdefault(f.name.encode(), []).append(f)
+    defined = _functions_by_name(sf)
     if name in defined or name in _macro_shuffles(sf) or re.search(rb"#[ \t]*define[ \t]+" + name + rb"\b", sf.code):
         return None
     return b"__shfl_" + m.group(1).lower() + (b"_sync" if m.group(2) else b"")
@@ -668,11 +667,7 @@ def _shuffle_widths(sf: SourceFile, fn, seen: set, depth: int, out: list[bool], 
         else:
             out.append(len(args) == wanted and _is_32(sf, args[-1]))
     if depth > 0:
-        by_name = sf.cache.get("code.functions_by_name")
-        if by_name is None:
-            by_name = sf.cache["code.functions_by_name"] = {}
-            for f in sf.functions:
-                by_name.setdefault(f.name.encode(), []).append(f)
+        by_name = _functions_by_name(sf)
         wrappers = _shuffle_wrappers(sf)
         for name in {m.group(1) for m in _CALLED.finditer(body)} - wrappers.keys():  # wrappers: read expanded
             for f in by_name.get(name, ()):
