@@ -385,6 +385,28 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
                                    "answers for itself")
 
 
+# 8b, PYT002: the CUDA version (`torch.version.cuda`) kept only as a report's value or printed in a banner records
+# None on ROCm, which is what that build is (heldout42: FlashRT's benchmark JSON reports): nothing to port.
+VERSION_RULE = "PYT002"
+
+
+def version_record(f: Draft, sf: SourceFile) -> Draft:
+    """PYT002 at info when the `torch.version.cuda` it found is only recorded (_recorded: a dict value, or text in
+    an f-string of a statement that tests nothing)."""
+    if f.rule != VERSION_RULE or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "attribute":
+        node = node.parent
+    while node is not None and node.parent is not None and node.parent.type == "attribute":
+        node = node.parent
+    if node is None or node.text.replace(b" ", b"") != b"torch.version.cuda" or not _recorded(node):
+        return f
+    return _as_info(f, "identity", "torch.version.cuda is only recorded (a report's value or a printed banner): "
+                                   "None on ROCm is what it records")
+
+
 # A value copied into a container of the same values (`list(cap)`, `tuple(cap)`) is still that value.
 _COPIES = frozenset({b"list", b"tuple"})
 # Nodes that test or index what they hold: a capability inside one is read, not recorded.
