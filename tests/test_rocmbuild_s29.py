@@ -73,6 +73,19 @@ def _scan(name: str):
         ("setup.py", 8, "BLD006", "handled", "setup.py:5"),
         ("setup.py", 12, "BLD008", "open", None),
     ], RocmBuild((BuildEvidence("setup.py:5", "python-branch"),), ("setup.py",), ("cpp/CMakeLists.txt:10",))),
+    ("bazel_incompatible", [
+        ("src/gpu/BUILD.bazel", 2, "BLD009", "handled", "src/gpu/BUILD.bazel:12"),  # loads only what line 4 calls
+        ("src/gpu/BUILD.bazel", 2, "BLD009", "handled", "src/gpu/BUILD.bazel:12"),
+        ("src/gpu/BUILD.bazel", 4, "BLD009", "handled", "src/gpu/BUILD.bazel:12"),
+        ("src/gpu/BUILD.bazel", 8, "BLD004", "handled", "src/gpu/BUILD.bazel:12"),
+        ("src/gpu/BUILD.bazel", 9, "BLD004", "handled", "src/gpu/BUILD.bazel:12"),
+        ("src/gpu/blend.cu", 1, "KRN001", "open", None),
+        ("tools/BUILD", 1, "BLD009", "open", None),  # no hipcc rule in tools/BUILD: nothing stands in for it
+        ("tools/BUILD", 1, "BLD009", "open", None),
+        ("tools/BUILD", 4, "BLD009", "open", None),
+        ("tools/BUILD", 7, "BLD004", "open", None),
+        ("tools/bench.cu", 1, "KRN001", "open", None),
+    ], RocmBuild((BuildEvidence("src/gpu/BUILD.bazel:21", "hipcc-command"),), ("src/gpu/BUILD.bazel",))),
 ])
 def test_each_rocmbuild_s29_finding_has_its_exact_status(name, expected, rocm):
     result = _scan(name)
@@ -187,3 +200,22 @@ def test_hollowness_is_read_per_build():
     with_cmake = RocmBuild((BuildEvidence("src/CMakeLists.txt:4", "cmake-arm"),), ("src/CMakeLists.txt",),
                            ("cpp/CMakeLists.txt:10",))
     assert not with_cmake.hollow_for("cpp/CMakeLists.txt")  # another CMake file of the project builds for ROCm
+
+
+def test_a_bazel_target_the_rocm_build_leaves_out_is_a_cuda_region_only_beside_a_hipcc_rule():
+    from porter.portaware.bazel import incompatible_regions
+
+    target = ('load("@rules_cuda//cuda:defs.bzl", "cuda_library")\n'
+              'cuda_library(\n    name = "k",\n    copts = ["-Xcompiler=-fPIC"],  # (nvcc)\n'
+              '    target_compatible_with = select({\n        "@//:use_rocm": ["@platforms//:incompatible"],\n'
+              '        "//conditions:default": [],\n    }),\n)\n')
+    rule = 'genrule(\n    name = "k_hip",\n    cmd = "hipcc -c $(SRCS) -o $@",\n)\n'
+    assert incompatible_regions(target + rule) == ((1, 1, "cuda", 6), (2, 9, "cuda", 6))
+    assert incompatible_regions(target) == ()  # no ROCm rule here
+    assert incompatible_regions(target + "# hipcc later\n") == ()  # a comment runs nothing
+    # incompatible on the CUDA configuration, or not by target_compatible_with: no ROCm fork
+    assert incompatible_regions(target.replace("use_rocm", "use_cuda") + rule) == ()
+    assert incompatible_regions(target.replace("target_compatible_with", "exec_compatible_with") + rule) == ()
+    # a load whose rule another target calls too stays the file's own
+    other = 'cuda_library(\n    name = "both",\n)\n'
+    assert incompatible_regions(target + other + rule) == ((2, 9, "cuda", 6),)

@@ -5,7 +5,8 @@ arm only the ROCm build takes that does something (`if(USE_HIP) enable_language(
 ($(BACKEND),hip) CXX = hipcc`), a make configuration fragment that selects hipcc (ludwig's `config/unix-hipcc.mk`),
 a ROCm twin of a build file (`Makefile.hip`, `setup_hip.py`), a `torch.version.hip` branch of a Python build script
 that configures the extension (conch's `extra_compile_args["hipcc"]`), the HIP language enabled outside any CUDA
-arm, or a make recipe or shell script that runs hipcc. A ROCm arm or branch that compiles nothing - only comments,
+arm, or a make recipe, shell script or Bazel BUILD file (a genrule whose tool is `@local_rocm//:hipcc`) that runs
+hipcc. A ROCm arm or branch that compiles nothing - only comments,
 `message()`, `$(error ...)`, `raise`, `print` (heldout39's QGEMM: `if(USE_HIP)` with four blank lines) - is
 hollow: listed, never evidence. porter.portaware.status builds the inputs from what it already read (PortMap's
 build-file regions and Python spans, the make configurations, the build twins, and each build file's cached facts:
@@ -210,7 +211,7 @@ def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[i
             evidence.append(BuildEvidence(f"{twin}:{min(lines.get(twin, ()), default=1)}", BUILD_TWIN))
         covers.update((cuda, twin))
     for path, language in sorted(languages.items()):
-        if language not in ("cmake", "make", "shell") or path in covers:
+        if language not in ("cmake", "make", "shell", "bazel") or path in covers:
             continue
         skip = list(cuda_arms.get(path, ()))
         at = next((n for n in lines.get(path, ()) if not any(a <= n <= b for a, b in skip)), None)

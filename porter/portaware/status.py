@@ -137,6 +137,7 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
                                       off_arms, off_packages)
 from porter.portaware.kernel_builder import BUILD_TOML, kernel_builder_references, twin_archs
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
+from porter.portaware.bazel import incompatible_regions
 from porter.portaware.rocmbuild import RocmBuild, inert_runs, rocm_build, rocm_lines
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import (class_spans, class_twins, definition_twin, forward_declarations,
@@ -488,7 +489,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-27"
+FACTS_VERSION = b"portaware-facts-28"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -557,6 +558,14 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "meson":
         text = data.decode("utf-8", "replace")
         return PortFacts(regions=tuple(meson_conditional_regions(text)), inert=inert_runs("meson", text))
+    if language == "bazel":
+        # a Bazel BUILD file: the targets the ROCm build leaves out beside its own hipcc rule
+        # (porter.portaware.bazel), and its hipcc lines (RocmBuild); a .bzl macro file or WORKSPACE defines
+        # rules and repositories (a `which("hipcc")` probe), no build of its own
+        if not PurePosixPath(path).name.startswith("BUILD"):
+            return PortFacts()
+        text = data.decode("utf-8", "replace")
+        return PortFacts(regions=incompatible_regions(text), rocm_lines=rocm_lines("shell", text))
     if language == "shell":
         # a shell script only says whether it runs hipcc (a ROCm build script: RocmBuild, script twins)
         return PortFacts(rocm_lines=rocm_lines("shell", data.decode("utf-8", "replace")))
@@ -864,7 +873,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         r = scanned.get(path)
-        if c.language not in ("cuda", "cmake", "make", "meson", "shell") and not (c.language == "python" and (
+        if c.language not in ("cuda", "cmake", "make", "meson", "shell", "bazel") and not (c.language == "python" and (
                 path in with_findings or PurePosixPath(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml") \
@@ -1397,7 +1406,7 @@ def _rocm_build(pm: PortMap, files, facts: dict[str, PortFacts], rocm_configurat
     """The repository's ROCm build (porter.portaware.rocmbuild), from the build-file arms, Python build-script
     branches, make configurations and build twins the PortMap holds and the build files' facts (read once)."""
     languages = {p: ("python" if c.language == "python" else c.language) for p, c in files.items()
-                 if c.language in ("cmake", "make", "meson", "shell") or _python_build_script(p, c.language)}
+                 if c.language in ("cmake", "make", "meson", "shell", "bazel") or _python_build_script(p, c.language)}
     arms: dict[str, list[tuple[int, int, int]]] = {}
     cuda_arms: dict[str, list[tuple[int, int]]] = {}
     for p, regs in pm.cmake_regions.items():
