@@ -74,6 +74,9 @@ def _scan(name: str):
         ("setup.py", 12, "BLD008", "open", None),
     ], RocmBuild((BuildEvidence("setup.py:5", "python-branch"),), ("setup.py",), ("cpp/CMakeLists.txt:10",))),
     ("bazel_incompatible", [
+        # a Starlark repository rule's `if backend == "cuda":` beside its ROCm `else:` (the value a selector returns)
+        ("bazel/ffmpeg_repo.bzl", 12, "BLD005", "handled", "bazel/ffmpeg_repo.bzl:11"),
+        ("bazel/ffmpeg_repo.bzl", 16, "BLD005", "open", None),  # under a debug switch: no vendor test
         ("src/gpu/BUILD.bazel", 2, "BLD009", "handled", "src/gpu/BUILD.bazel:12"),  # loads only what line 4 calls
         ("src/gpu/BUILD.bazel", 2, "BLD009", "handled", "src/gpu/BUILD.bazel:12"),
         ("src/gpu/BUILD.bazel", 4, "BLD009", "handled", "src/gpu/BUILD.bazel:12"),

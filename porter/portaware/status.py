@@ -489,7 +489,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-28"
+FACTS_VERSION = b"portaware-facts-29"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -562,6 +562,14 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         # a Bazel BUILD file: the targets the ROCm build leaves out beside its own hipcc rule
         # (porter.portaware.bazel), and its hipcc lines (RocmBuild); a .bzl macro file or WORKSPACE defines
         # rules and repositories (a `which("hipcc")` probe), no build of its own
+        if path.endswith(".bzl") and PY_PREDICATE_HINT.search(data):
+            # a Starlark macro or repository rule is Python syntax: its vendor branches (`if selected_backend ==
+            # "cuda": ... else:` the ROCm configure flags) are read as a Python file's are
+            if sf is None or sf.language != "python":
+                from porter.source.parse import parse
+
+                sf = parse(path, "python", data)
+            return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in python_spans(data, path, sf)))
         if not PurePosixPath(path).name.startswith("BUILD"):
             return PortFacts()
         text = data.decode("utf-8", "replace")
