@@ -12,7 +12,7 @@ too, guarded by the same line.
 from __future__ import annotations
 
 from porter.lazyre import lazy_regex
-from porter.portaware.rocmbuild import rocm_lines
+from porter.portaware.rocmbuild import code_chars, rocm_lines
 from porter.source.preprocessor import CUDA
 
 # A top-level rule call or load at the start of a line: `cuda_library(`, `load(`.
@@ -32,20 +32,16 @@ def _calls(lines: list[str]) -> list[tuple[str, int, int]]:
         if m is None:
             n += 1
             continue
-        depth, quote, first = 0, None, n
+        depth, first = 0, n
         while n < len(lines):
-            for ch in lines[n]:
-                if quote:
-                    quote = None if ch == quote else quote
-                elif ch in "\"'":
-                    quote = ch
-                elif ch == "#":
-                    break
-                elif ch in "([{":
+            # strings do not span lines in BUILD files porter reads (no triple quotes here)
+            for ch, quoted in code_chars(lines[n]):
+                if quoted:
+                    continue
+                if ch in "([{":
                     depth += 1
                 elif ch in ")]}":
                     depth -= 1
-            quote = None  # strings do not span lines in BUILD files porter reads (no triple quotes here)
             if depth <= 0:
                 break
             n += 1

@@ -19,7 +19,7 @@ by them (status.without_rocm_build: rules tagged `nvidia-build`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
 from porter.portaware.scope import make_conditional
@@ -104,18 +104,26 @@ def _is_cmake(path: str) -> bool:
     return name.startswith("cmakelists") or name.endswith(".cmake")
 
 
-def _code(line: str) -> str:
-    """A CMake, make or shell line without its `#` comment (a `#` inside quotes is kept)."""
-    out, quote = [], None
+def code_chars(line: str) -> Iterator[tuple[str, bool]]:
+    """A CMake, make, shell or Starlark line's characters before its `#` comment, each with whether it is part of a
+    quoted string (its quotes included): a `#` inside quotes is no comment."""
+    quote = None
     for ch in line:
         if quote:
             quote = None if ch == quote else quote
+            yield ch, True
         elif ch in "\"'":
             quote = ch
+            yield ch, True
         elif ch == "#":
-            break
-        out.append(ch)
-    return "".join(out)
+            return
+        else:
+            yield ch, False
+
+
+def _code(line: str) -> str:
+    """A CMake, make or shell line without its `#` comment (a `#` inside quotes is kept)."""
+    return "".join(ch for ch, _quoted in code_chars(line))
 
 
 def runs_hipcc(text: str) -> bool:
