@@ -60,6 +60,9 @@ class PortFacts:
     # Runtime vendor checks: (start, end, side, line of the check), start and end as (line, byte column)
     spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     refs: tuple[tuple[str, str, str, str | None], ...] = ()  # (target, side, where, twin): portaware.scope.Reference
+    # A kernel-builder build.toml's (CUDA source, gfx archs its ROCm twin is built for) when the ROCm table lists
+    # `rocm-archs` (porter.portaware.kernel_builder.twin_archs)
+    twin_archs: tuple[tuple[str, tuple[str, ...]], ...] = ()
     regions: tuple[tuple[int, int, str, int], ...] = ()  # a CMake file's own (start, end, side, guard line)
     # A CMake file's vendor-named if() tests (USE_CUDA_TOOLKIT, USE_ROCM_TOOLKIT): a CUDA switch whose ROCm twin
     # another CMake file of the repository tests is a guard there too (porter.portaware.status)

@@ -489,7 +489,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-29"
+FACTS_VERSION = b"portaware-facts-30"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -579,8 +579,9 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         return PortFacts(rocm_lines=rocm_lines("shell", data.decode("utf-8", "replace")))
     if language == "toml" and PurePosixPath(path).name == BUILD_TOML:
         # a kernel-builder package: the sources each backend's [kernel.*] tables compile (porter.portaware.kernel_builder)
-        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin)
-                                    for r in kernel_builder_references(path, data.decode("utf-8", "replace"))))
+        text = data.decode("utf-8", "replace")
+        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in kernel_builder_references(path, text)),
+                         twin_archs=tuple(sorted(twin_archs(path, text).items())))
     if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
@@ -1018,12 +1019,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             # (kernels/cuda/x.cu beside kernels/rocm/x.hip, each under its own arm): scope.sibling_twin
             pair = sibling_twin(path, rocm_built)
             pm.file_side[path] = ("twin", CUDA, pair) if pair else ("build", CUDA, ev)
-    for path, c in sorted(files.items()):
-        if c.language == "toml" and PurePosixPath(path).name == BUILD_TOML and path in facts:
-            toml = _read(source, c, limit, held)
-            for cuda_src, archs in twin_archs(path, toml.decode("utf-8", "replace")).items() if toml else ():
-                if pm.file_side.get(cuda_src, ("",))[0] == "twin":
-                    pm.twin_archs[cuda_src] = archs
+    for path in sorted(facts):
+        for cuda_src, archs in facts[path].twin_archs:
+            if pm.file_side.get(cuda_src, ("",))[0] == "twin":
+                pm.twin_archs[cuda_src] = archs
 
     # A side build beside a torch-extension setup.py that never runs it (DeepEP's "this CMake is only for debugging",
     # punica's nvbench CMake project): the package is what setup.py builds, so the side build is the team's
