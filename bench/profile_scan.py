@@ -3,6 +3,7 @@
 Usage:
     python bench/profile_scan.py CORPUS [--top 40] [--sort tottime|cumulative] [--out scan.prof]
     python bench/profile_scan.py CORPUS --warm      # a warm re-scan: one unprofiled scan fills a temporary cache
+    python bench/profile_scan.py CORPUS --warm --edit CORPUS/a.cu   # the re-scan after a comment line is appended
     py-spy record -f raw -o out.raw -- python bench/profile_scan.py CORPUS --plain 3   # 3 scans, no cProfile
 
 A real scan forks budgeted workers (porter.budget) for the facts, the per-file scan and port status, and cProfile
@@ -59,6 +60,8 @@ def main() -> None:
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--warm", action="store_true", help="profile a re-scan with a warm cache")
+    ap.add_argument("--edit", type=Path, help="with --warm: append a comment line to this file (of a copy of the "
+                    "corpus: it is changed) after the cache is filled, before each timed scan")
     ap.add_argument("--plain", type=int, default=0, metavar="N",
                     help="run N scans without cProfile (for a sampling profiler) and print each one's CPU-s")
     args = ap.parse_args()
@@ -75,14 +78,22 @@ def main() -> None:
         settings = Settings(jobs=1, cache_dir=Path(tmp) if args.warm else None)
         if args.warm:
             pipeline.run(args.corpus, settings)
+
+        def edit() -> None:
+            if args.edit is not None:  # as bench_scan.py's warm_after_one_edit: one more line, one file to scan
+                with open(args.edit, "a") as fh:
+                    fh.write("// profile_scan: one line added\n")
+
         if args.plain:
             print(f"imports {imported:.2f} CPU-s")
             for _ in range(args.plain):
+                edit()
                 t1 = time.process_time()
                 pipeline.run(args.corpus, settings)
                 print(f"scan {time.process_time() - t1:.2f} CPU-s")
             return
         profile = cProfile.Profile(time.process_time)  # CPU time: a loaded machine stretches wall time
+        edit()
         t1 = time.process_time()
         profile.enable()
         pipeline.run(args.corpus, settings)
