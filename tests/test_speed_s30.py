@@ -1,15 +1,18 @@
 """Issue 26, session 30: a warm re-scan's fixed costs. A file whose result the cache holds is not given its scanning
-readings (what nvcc compiles, other files' spelling macros) only to be looked up. Every answer is the one the old
-code gave; the re-scans are compared byte for byte with a scan without the cache."""
+readings (what nvcc compiles, other files' spelling macros) only to be looked up; a read inside the scanned root
+asks where `.git` files point once, and takes the kernel's name for the opened file as it is. Every answer is the one
+the old code gave; the re-scans are compared byte for byte with a scan without the cache."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from porter import contain
 from tests.helpers import porter_here
 
 APP = Path(__file__).resolve().parent.parent / "fixtures/repos/cuda-app"
@@ -66,3 +69,42 @@ def test_a_warm_rescan_makes_no_reading_of_a_cached_file(tree: Path, tmp_path: P
     assert edited == _scan_text(tree, "--no-cache")
     assert json.loads(edited)["files"]["lines"] == json.loads(cold)["files"]["lines"] + 1
 
+
+def test_a_read_inside_the_root_walks_for_git_files_once_and_resolves_two_paths(tmp_path: Path, monkeypatch):
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src/k.cu").write_bytes(b"__global__ void k() {}\n")
+    os.symlink("k.cu", root / "src/link.cu")
+    (tmp_path / "outside.cu").write_bytes(b"int secret;\n")
+    os.symlink("../../outside.cu", root / "src/out.cu")
+    walks: list[str] = []
+    resolved: list[str] = []
+    real_walk, real_resolve = contain._named_git_dirs, os.path.realpath
+
+    def walk(top: str) -> tuple[str, ...]:
+        walks.append(top)
+        return real_walk(top)
+
+    def resolve(path, *args, **kwargs):
+        resolved.append(os.fspath(path))
+        return real_resolve(path, *args, **kwargs)
+
+    monkeypatch.setattr(contain, "_named_git_dirs", walk)
+    monkeypatch.setattr(contain.os.path, "realpath", resolve)
+    top = real_resolve(root)
+    assert contain.read_bytes(root / "src/k.cu", 1 << 20, root=root) == b"__global__ void k() {}\n"
+    # the root and the path, once each; the opened descriptor's name is the kernel's, already resolved
+    assert (walks, resolved) == ([top], [str(root), str(root / "src/k.cu")])
+    assert contain.read_bytes(root / "src/link.cu", 1 << 20, root=root) == b"__global__ void k() {}\n"
+    with pytest.raises(contain.Unreadable, match="leads outside the scanned root"):
+        contain.read_bytes(root / "src/out.cu", 1 << 20, root=root)
+    assert walks == [top, top]  # the refused read stopped before the walk
+    # a `.git` file naming a git directory inside the root: a file there is refused, whichever path leads to it
+    (root / "gd").mkdir()
+    (root / "gd/config").write_bytes(b"[core]\n")
+    (root / ".git").write_text("gitdir: gd\n")
+    os.symlink("../gd/config", root / "src/cfg.cu")
+    for path in (root / "gd/config", root / "src/cfg.cu"):
+        with pytest.raises(contain.Unreadable, match="git"):
+            contain.read_bytes(path, 1 << 20, root=root)
+    assert walks == [top, top, top, top]
