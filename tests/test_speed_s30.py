@@ -108,3 +108,33 @@ def test_a_read_inside_the_root_walks_for_git_files_once_and_resolves_two_paths(
         with pytest.raises(contain.Unreadable, match="git"):
             contain.read_bytes(path, 1 << 20, root=root)
     assert walks == [top, top, top, top]
+
+
+def test_an_include_is_resolved_once_per_folder_and_answers_as_for_each_file(monkeypatch):
+    from porter.source import includes
+
+    files = frozenset({"a/x/k1.cu", "a/x/k2.cu", "a/x/util.h", "a/y/util.h", "b/k3.cu", "b/sub/util.h", "util.h"})
+    resolved: list[tuple[str, str, bool]] = []
+    real = includes._resolve
+
+    def counted(base, header, quoted, files):
+        resolved.append((base, header, quoted))
+        return real(base, header, quoted, files)
+
+    monkeypatch.setattr(includes, "_resolve", counted)
+    asked = [("a/x/k1.cu", "util.h", True), ("a/x/k2.cu", "util.h", True), ("a/x/k1.cu", "util.h", False),
+             ("b/k3.cu", "util.h", False), ("b/k3.cu", "sub/util.h", True), ("b/k3.cu", "util.h", True),
+             ("k0.cu", "util.h", False), ("b/k3.cu", "x/util.h", False), ("b/k3.cu", "none.h", True)]
+    assert [includes.resolve_include(i, h, q, files) for i, h, q in asked] == [
+        "a/x/util.h", "a/x/util.h",  # the includer's own folder first
+        "a/x/util.h",  # <util.h>: the candidate sharing the longest leading folders with the includer
+        "b/sub/util.h", "b/sub/util.h",  # b/ shares one folder with b/sub/util.h, none with the others
+        "b/sub/util.h",  # "util.h" is not b/util.h: the same search
+        "util.h",  # nothing shared: the shortest path
+        "a/x/util.h", None]
+    # k2.cu's quoted util.h was k1.cu's answer (the same folder): one resolution fewer
+    assert resolved == [("a/x/", "util.h", True), ("a/x/", "util.h", False), ("b/", "util.h", False),
+                        ("b/", "sub/util.h", True), ("b/", "util.h", True), ("", "util.h", False),
+                        ("b/", "x/util.h", False), ("b/", "none.h", True)]
+    # another set of files is another question
+    assert includes.resolve_include("a/x/k1.cu", "util.h", True, files - {"a/x/util.h"}) == "a/y/util.h"

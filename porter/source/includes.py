@@ -50,6 +50,28 @@ def resolve_include(includer: str, header: str, quoted: bool, files: frozenset[s
     include relative to the includer's directory first, then any file whose path ends with the header (an `-I`
     directory the build names), the one sharing the longest leading directory with the includer when several do."""
     base = includer.rsplit("/", 1)[0] + "/" if "/" in includer else ""
+    # The answer depends on the includer's folder alone (the quoted lookup's base, the common leading folders):
+    # kept per folder, header and set of files, since a folder's files include the same headers (kernel analysis
+    # and its instantiation check each resolved every include of every file, ~5% of a FasterTransformer re-scan).
+    memo = _resolved(files)
+    key = (base, header, quoted)
+    found = memo.get(key, _UNSEEN)
+    if found is _UNSEEN:
+        found = memo[key] = _resolve(base, header, quoted, files)
+    return found  # type: ignore[return-value]
+
+
+_UNSEEN = object()
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(files: frozenset[str]) -> dict[tuple[str, str, bool], str | None]:
+    """resolve_include's answers for one set of files, by (includer's folder, header, quoted)."""
+    return {}
+
+
+def _resolve(base: str, header: str, quoted: bool, files: frozenset[str]) -> str | None:
+    includer = base  # only its folders are read (_common_prefix ignores a path's last part)
     if quoted:
         own = _normal(base + header)
         if own in files:
