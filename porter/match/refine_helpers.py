@@ -130,10 +130,16 @@ def unused_helpers(findings: Iterable[Finding], sources: Mapping[str, str],
     wanted = sorted({f.path for f in findings
                      if f.rule == RULE and f.status is Status.OPEN and f.severity > Severity.INFO
                      and f.path in sources})[:PARSE_BUDGET]
+    # each wanted file's DEV001 lines, in one pass over the findings (a pass per file was ~0.05 CPU-s of every
+    # FasterTransformer scan: 13k findings for each of its files with an open DEV001 finding)
+    lines_of: dict[str, set[int]] = {path: set() for path in wanted}
+    for f in findings:
+        if f.rule == RULE and f.path in lines_of:
+            lines_of[f.path].add(f.line)
     # path -> {finding line -> (helper name, first byte, last byte)}
     helpers: dict[str, dict[int, tuple[str, int, int]]] = {}
     for path in wanted:
-        lines = {f.line for f in findings if f.path == path and f.rule == RULE}
+        lines = lines_of[path]
         seen = known.get(path)
         if seen is not None and lines <= seen[0]:
             per = tuple(h for h in seen[1] if h[0] in lines)
