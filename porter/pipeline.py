@@ -1409,7 +1409,9 @@ def _scan_files(files: Iterable[Candidate], state: _Worker, jobs: int,
         todo = []
         # No cycle collection while the hits are decoded (porter.cache.collector_paused): each entry's decode
         # paused it alone, and the collections between entries walked every result decoded so far, again and again.
-        with collector_paused():
+        # The results are the scan's to its end (kept: exempted from the collector after, where the process ends
+        # with this command).
+        with collector_paused(kept=True):
             for i, c in enumerate(files):
                 if i >= keep.bound:
                     keep.put(i, None)

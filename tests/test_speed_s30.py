@@ -61,7 +61,7 @@ def test_a_warm_rescan_makes_no_reading_of_a_cached_file(tree: Path, tmp_path: P
     # (--select is part of its key) makes it miss while every file's entry stays the same
     assert _scan_text(tree, "--cache-dir", str(cache), "--select", "") == cold
     assert readings[filled:] == []
-    # one file edited: only that one is scanned again (in a worker), the other nine files' results come back unread
+    # one file edited: only that one is scanned again (in a worker), the other files' results come back unread
     with open(tree / "src/kernels/reduce.cu", "a") as fh:
         fh.write("// one more line\n")
     edited = _scan_text(tree, "--cache-dir", str(cache))
@@ -138,3 +138,60 @@ def test_an_include_is_resolved_once_per_folder_and_answers_as_for_each_file(mon
                         ("b/", "x/util.h", False), ("b/", "none.h", True)]
     # another set of files is another question
     assert includes.resolve_include("a/x/k1.cu", "util.h", True, files - {"a/x/util.h"}) == "a/y/util.h"
+
+
+def test_a_scan_that_ends_its_process_exempts_its_decoded_results_from_the_collector(tree: Path, tmp_path: Path,
+                                                                                       monkeypatch):
+    import gc
+
+    import porter.pipeline as pipeline
+    from porter import cache
+    from porter.cli import base
+    from porter.settings import Settings
+
+    kept: list = []
+    real = pipeline.assemble
+
+    def assemble(source, found, pairs, *args, **kwargs):
+        kept.append([r for r, hit in pairs if hit])
+        return real(source, found, pairs, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "assemble", assemble)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
+    pipeline.run(tree, settings)
+    assert kept == [[]]  # the first scan decoded nothing
+
+    def collected(results: list) -> list[bool]:
+        """Whether the collector's generations hold each result (gc.get_objects leaves out the frozen ones)."""
+        ids = {id(o) for o in gc.get_objects()}
+        return [id(r) in ids for r in results]
+
+    pipeline.run(tree, settings)  # a library call, or a test: the process goes on after it, nothing is frozen
+    assert len(kept[1]) == 11 and collected(kept[1]) == [True] * 11  # every file of the tree
+    assert base.ends_with_command() is False
+    try:
+        cache.keep_decoded_to_exit()  # what porter.cli.scan says in the `porter` program (porter.cli.entry)
+        pipeline.run(tree, settings)
+        assert len(kept[2]) == 11 and collected(kept[2]) == [False] * 11
+    finally:
+        cache.keep_decoded_to_exit(False)
+        gc.unfreeze()
+    assert collected(kept[2]) == [True] * 11
+
+
+def test_the_scan_command_keeps_its_decoded_results_only_in_a_process_that_ends_with_it(tree: Path, tmp_path: Path,
+                                                                                       monkeypatch):
+    from porter import cache
+    from porter.cli import base
+
+    said: list[bool] = []
+    monkeypatch.setattr(cache, "keep_decoded_to_exit", lambda on=True: said.append(on))
+    cold = _scan_text(tree, "--cache-dir", str(tmp_path / "cache"))
+    assert said == []
+    monkeypatch.setitem(base._ENDING, "without_freeing", True)
+    monkeypatch.setattr(base, "LEFT_TO_EXIT", [])  # what the command leaves to the end of the process: dropped after
+    with open(tree / "src/kernels/reduce.cu", "a") as fh:
+        fh.write("// one more line\n")
+    assert json.loads(_scan_text(tree, "--cache-dir", str(tmp_path / "cache")))["files"]["lines"] == \
+        json.loads(cold)["files"]["lines"] + 1
+    assert said == [True]

@@ -225,6 +225,12 @@ def end_without_freeing() -> None:
     _ENDING["without_freeing"] = True
 
 
+def ends_with_command() -> bool:
+    """Whether this process ends when its command returns (porter.cli.entry), so what the command keeps may be kept
+    as it is to the end (porter.cache.keep_decoded_to_exit)."""
+    return _ENDING["without_freeing"]
+
+
 def leave_to_exit(obj) -> None:
     """Keep `obj` (what a command rendered) alive to the end of the process when entry() ends it with os._exit:
     freeing a scan's result object by object when the command returns was ~10 ms of a cuda-samples scan, for

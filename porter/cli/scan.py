@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 import porter.cli.options as options
-from porter.cli.base import EXIT_FINDINGS, PlainHelp, app, err, run_command, say
+from porter.cli.base import EXIT_FINDINGS, PlainHelp, app, ends_with_command, err, run_command, say
 from porter.cli.gate import gate, unseen_warning
 from porter.cli.output import check_suffix, notes, show, write_output
 from porter.cli.selection import narrow_severity, selection, unselected
@@ -103,6 +103,11 @@ def scan(
                 write_output(kept.report, output, commands=fmt.name == "github", styled=fmt.name == "console")
                 notes(kept.notices)
                 return kept.code
+            if ends_with_command():
+                # the `porter` program: the results this scan decodes from the cache live to its end (porter.cache)
+                from porter.cache import keep_decoded_to_exit
+
+                keep_decoded_to_exit()
             run = pipeline(path, cli, rev, fmt.needs_assessment, show_progress=not quiet, settings=settings,
                            source=source, found=reuse.found if reuse is not None else None)
         from porter.portaware import select
