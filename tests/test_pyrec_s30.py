@@ -1,6 +1,7 @@
 """Python CUDA sides of dual projects (issue 27, Python recall, session 30): a backend chosen as a constant's member
 in a nested chain (PYT029), optimum-quanto's CUDA extension (LIB008 through the library map), NVIDIA's register
-cap set from Python (PYT032), a vendor-prefixed SM name (PYT031) and nvcc's `-isystem=` spelling (BLD006).
+cap set from Python (PYT032), a vendor-prefixed SM name (PYT031), nvcc's `-isystem=` spelling (BLD006) and
+`half` as a name expression's C type name (PYT033).
 fixtures/pyrec_s30/README.md says which file holds which."""
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def test_each_pyrec_s30_finding_has_its_exact_line_severity_and_status():
     assert found == [
         # pkg/device.py reports nothing: its hip arm sets the tag's ROCm member (gs.amdgpu)
         ("pkg/choose.py", 11, "PYT029", "low", "open", None),
+        ("pkg/names.py", 9, "PYT033", "low", "handled", "pkg/names.py:6"),
+        ("pkg/names.py", 15, "PYT033", "low", "open", None),
         ("pkg/options.py", 9, "PYT032", "info", "handled", "pkg/options.py:8"),
         ("pkg/options.py", 15, "PYT032", "info", "open", None),
         ("pkg/options.py", 23, "PYT031", "info", "handled", "pkg/options.py:20"),
