@@ -50,8 +50,8 @@ def _write(tmp_path: Path, doc: dict | str) -> Path:
 
 def test_every_required_library_is_mapped(libs):
     assert set(REQUIRED_IDS) <= set(libs)
-    assert len(libs) == 50  # flashinfer and deep-gemm added by issue 11; cupy-cuda-wheel, cupy-cuda-only, nvtx-python,
-    # nvtx-plugins (issue 27)
+    assert len(libs) == 51  # flashinfer and deep-gemm added by issue 11; cupy-cuda-wheel, cupy-cuda-only, nvtx-python,
+    # nvtx-plugins (issue 27); quanto-cuda-extension (issue 27, session 30)
     assert list(libs)[0] == "cuda-runtime"  # file order is kept
 
 

@@ -350,8 +350,9 @@ def test_an_ascii_text_is_searched_once_for_both_sets_with_the_same_answer():
     # `__CUDA_NO_HALF_*` switches, which PYT027's and PYT028's regexes may match; 126 with nub's vendored-copy and meson fixtures;
     # 127 with PYT030's fixture, whose nvcc version-probe lines PYT020's regex may match; 128 with PYT031's, whose
     # `-arch=sm_80` BLD006's regex may match; 134 with DEV011's wrapped_groups.cu, scan_groups.cu and block32.cu,
-    # each text and its parsed code)
-    assert some == 134 and "both" in rs._sets
+    # each text and its parsed code; 135 with PYT032's, whose `register cap` the C++ `register` keyword's regex may
+    # match)
+    assert some == 135 and "both" in rs._sets
 
     class Failing:
         def Match(self, text):

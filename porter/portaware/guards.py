@@ -426,7 +426,9 @@ def nvidia_only_components() -> frozenset[str]:
     from porter.libraries import load_libraries
 
     words = {m.split(".")[0].lower() for lib in load_libraries().values() if lib.kind in ("port", "none", "early-access")
-             for m in lib.imports if m.split(".")[0] not in ("nvidia", "cupy", "cupyx", "cupy_backends", "numba")}
+             for m in lib.imports if m.split(".")[0] not in ("nvidia", "cupy", "cupyx", "cupy_backends", "numba",
+                                                              # only optimum.quanto's CUDA extension is NVIDIA-only
+                                                              "optimum")}
     return frozenset(words - {"cudnn"}) | _NVIDIA_TOOLS
 
 

@@ -506,7 +506,8 @@ def _tag_spec(pattern: dict) -> tuple[frozenset[str], frozenset[str], frozenset[
     words that make a tag a device, and the quick byte test of a backend_tag pattern."""
     spec = pattern["backend_tag"]
     values = frozenset(v.lower() for v in spec["values"])
-    quick = re.compile(rb"(?i)['\"](?:" + b"|".join(re.escape(v.encode()) for v in sorted(values)) + rb")['\"]")
+    alternatives = b"|".join(re.escape(v.encode()) for v in sorted(values))
+    quick = re.compile(rb"(?i)['\"](?:" + alternatives + rb")['\"]|\.(?:" + alternatives + rb")\b")
     return (values, frozenset(v.lower() for v in spec["twins"]), frozenset(v.lower() for v in spec["backends"]),
             frozenset(v.lower() for v in spec.get("devices", ())),
             frozenset(v.lower() for v in spec.get("not_words", ())), quick)
@@ -522,7 +523,11 @@ def match_backend_tag(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
     strings, one of them a vendor value (`values`) and another a backend word (`backends`); the file assigning the
     name a twin value anywhere (`"rocm"`) already gives that vendor its own tag. A torch device is not a tag: a name
     with a `not_words` word (`device`), or a chain whose values are all torch device types (`devices`: `"cuda"` is
-    the ROCm device's name too) under a name without a backend word (`system`, `platform`, `backend`, ...)."""
+    the ROCm device's name too) under a name without a backend word (`system`, `platform`, `backend`, ...).
+    A value is a plain string or a constant's member read by its last name (`backend = gs.cuda` beside `gs.metal`,
+    Genesis' backend enum; never a `torch.` attribute, whose `torch.cuda` is the ROCm device module too), and an
+    arm's assignments include those of the `if` chains nested in it (`if torch.cuda.is_available(): if hip: ...
+    else: backend = gs.cuda` is one arm of the chain whose next arm sets `gs.metal`)."""
     if sf.language != "python" or sf.root is None:
         return
     values, twins, backends, devices, not_words, quick = _read_tag_spec(pattern)
@@ -541,6 +546,7 @@ def match_backend_tag(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
         pair = _string_assignment(node)
         if pair is not None:
             assigned.setdefault(pair[0], set()).add(pair[1])
+    seen: set[int] = set()  # a nested chain's assignment is its own chain's and its enclosing arm's: one hit
     for chain in chains:
         by_name: dict[bytes, list[tuple[str, Any]]] = {}
         for arm in chain:
@@ -556,7 +562,8 @@ def match_backend_tag(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
             if chain_values <= devices and words.isdisjoint(_TAG_WORDS):
                 continue
             for value, node in pairs:
-                if value in values:
+                if value in values and node.start_byte not in seen:
+                    seen.add(node.start_byte)
                     yield Hit(node.start_byte, node.end_byte, name=name.decode("utf-8", "replace"),
                               values=(("value", value),))
 
@@ -566,7 +573,8 @@ _TAG_WORDS = frozenset({"system", "platform", "backend", "vendor", "accelerator"
 
 
 def _string_assignments(block) -> list:
-    """(name, lower-cased value, statement) for each `name = "plain string"` statement directly in the block."""
+    """(name, lower-cased value, statement) for each `name = "plain string"` / `name = const.member` statement in
+    the block, directly or in an arm of an `if` chain nested in it (the nested chain chooses within this arm)."""
     out = []
     for statement in block.named_children:
         if statement.type == "expression_statement" and statement.named_child_count == 1:
@@ -574,13 +582,29 @@ def _string_assignments(block) -> list:
             pair = _string_assignment(node) if node.type == "assignment" else None
             if pair is not None:
                 out.append((pair[0], pair[1], statement))
+        elif statement.type == "if_statement":
+            arms = [statement.child_by_field_name("consequence")] + [
+                c.child_by_field_name("consequence") or c.child_by_field_name("body")
+                for c in statement.named_children if c.type in ("elif_clause", "else_clause")]
+            for arm in arms:
+                if arm is not None:
+                    out.extend(_string_assignments(arm))
     return out
 
 
 def _string_assignment(node) -> tuple[bytes, str] | None:
-    """(target text, lower-cased value) of `name = "plain string"` / `self.name = "..."`, else None."""
+    """(target text, lower-cased value) of `name = "plain string"` / `self.name = "..."`, or of `name = const.member`
+    read by the member's name (`gs.cuda` is "cuda"; not a `torch.` attribute), else None."""
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if left is None or right is None or left.type not in ("identifier", "attribute") or right.type != "string":
+    if left is None or right is None or left.type not in ("identifier", "attribute"):
+        return None
+    if right.type == "attribute":
+        member, owner = right.child_by_field_name("attribute"), right.child_by_field_name("object")
+        if member is None or owner is None or owner.type not in ("identifier", "attribute") or \
+                owner.text.split(b".", 1)[0] == b"torch":
+            return None
+        return left.text, member.text.decode("utf-8", "replace").lower()
+    if right.type != "string":
         return None
     if any(c.type == "interpolation" for c in right.named_children):
         return None
