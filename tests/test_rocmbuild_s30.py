@@ -68,7 +68,8 @@ def test_each_rocmbuild_s30_finding_has_its_exact_status(name, expected, rocm):
 
 def test_rocm_lines_read_the_new_evidence_kinds():
     assert rocm_lines("cmake", "find_package(hip REQUIRED)\n# hipcc\nset(CMAKE_CXX_COMPILER hipcc)\n"
-                               "set(CMAKE_HIP_ARCHITECTURES gfx942)\nset(F --offload-arch=gfx950)\nmessage(\"HIP: ${CMAKE_HIP_ARCHITECTURES} hipcc\")\n") == (1, 3, 4, 5)
+                               "set(CMAKE_HIP_ARCHITECTURES gfx942)\nset(F --offload-arch=gfx950)\nmessage(\"HIP: ${CMAKE_HIP_ARCHITECTURES} hipcc\")\n"
+                               "find_program(HIPCC hipcc)\n") == (1, 3, 4, 5)  # a message or a probe builds nothing
     assert rocm_lines("shell", "CC=amdclang\namdclang++ -x hip k.cpp\nclang++ --offload-arch=gfx942 k.cpp\n"
                                "hipconfig --platform\n# hipcc\n") == (1, 2, 3)
     assert rocm_lines("make", "CXX = amdclang++\nCXXFLAGS = -D__HIP_PLATFORM_NVIDIA__\n") == ()  # HIP on NVIDIA

@@ -125,11 +125,11 @@ _MAKE_MESSAGE = lazy_regex(r"^\s*(?:\$\((?:info|warning|error)\b.*)?$")
 _PY_INERT = lazy_regex(r"""^\s*(?:pass|\.\.\.|raise\b.*|(?:print|warnings\.warn|logging\.\w+|logger\.\w+|sys\.exit|exit)\s*\(.*"""
                        r"""|[rbfu]*(?:"[^"]*"|'[^']*')[\s,)]*|[)\]}]+[\s,]*)?$""")
 # The HIP language or a HIP target in CMake (outside a CUDA arm: the ROCm build's own), ROCm's HIP package
-# (`find_package(hip)`, whose hip::device target compiles for AMD), the HIP architectures set, or the ROCm compiler
-# named as the compiler or given an AMD offload target.
+# (`find_package(hip)`, whose hip::device target compiles for AMD), the HIP architectures set, the ROCm compiler
+# set as a language's compiler (not a find_program() probe for it), or an AMD offload target.
 _HIP_LANGUAGE = lazy_regex(r"(?i)\benable_language\s*\(\s*HIP\b|\bproject\s*\([^)]*\bLANGUAGES\b[^)]*\bHIP\b"
                            r"|\bLANGUAGE\s+HIP\b|\bhip_add_(?:library|executable)\s*\(|\bfind_package\s*\(\s*hip\b"
-                           r"|\bset\s*\(\s*CMAKE_HIP_ARCHITECTURES\b|(?<![\w./-])(?:hipcc|amdclang(?:\+\+)?)(?![\w.-])"
+                           r"|\bset\s*\(\s*CMAKE_HIP_ARCHITECTURES\b|\bCMAKE_(?:CXX|C|HIP)_COMPILER\b[^)]*(?<![\w.-])(?:hipcc|amdclang(?:\+\+)?)(?![\w.-])"
                            r"|--(?:offload-arch|amdgpu-target)[= ]gfx")
 # hipcc run by a make recipe or assigned as a make/shell compiler (`CXX = hipcc`, `hipcc -c k.hip`), amdclang or
 # amdclang++, or an AMD GPU offload target handed to a compiler (`--offload-arch=gfx942`, `--amdgpu-target=gfx90a`).
