@@ -142,8 +142,8 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
 from porter.portaware.kernel_builder import BUILD_TOML, kernel_builder_references, twin_archs
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.bazel import incompatible_regions
-from porter.portaware.rocmbuild import (CI, DOCKER, RocmBuild, inert_runs, launches, rocm_build, rocm_lines,
-                                        rocm_tool_lines)
+from porter.portaware.rocmbuild import (CI, DOCKER, RocmBuild, cmake_project, inert_runs, launches, rocm_build,
+                                        rocm_lines, rocm_tool_lines)
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import (class_spans, class_twins, definition_twin, forward_declarations,
                                     visible_definitions)
@@ -2468,18 +2468,27 @@ def by_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], r
     them, and a Makefile or script that compiles sources the ROCm build does not stays open: uccl's EFA plugin,
     ENCCS's CUDA-only stencil example). Rules tagged `toolkit-requirement` (`enable_language(CUDA)`,
     `find_package(CUDAToolkit)`, Meson's 'cuda') are left to the arms: outside one, the ROCm build runs them too
-    and cannot configure without the CUDA toolkit.
+    and cannot configure without the CUDA toolkit; and in a CMake project that enables the CUDA language outside any
+    arm (such a line still open), whose ROCm build then compiles CUDA-language sources too, no CUDA setting is handled
+    this way.
 
     A shell script's NVIDIA launch lines (rules tagged `nvidia-launch`: NVIDIA_VISIBLE_DEVICES, `--gpus`,
     nvidia-smi), and every NVIDIA-build line of a script that launches the project in a container or cluster job,
     are handled by a script in its directory or one above it that runs ROCm's tools or compiler (rocprof,
     rocm-smi, HIP_VISIBLE_DEVICES, hipcc): the NVIDIA box's run beside the AMD one (xkernels' archived DGX docker
     launcher below its rocprof scripts)."""
+    # CMake projects that enable the CUDA language outside any arm (an open `project(... CUDA)` or
+    # `enable_language(CUDA)`): their ROCm build compiles CUDA-language sources too, so it reads their CUDA settings
+    cuda_everywhere = {cmake_project(f.path, pm.cmake_projects) for f in findings
+                       if f.status is Status.OPEN and f.rule in requirement and _is_cmake_file(f.path)
+                       and _CMAKE_LANGUAGE_ENABLE().search(f.snippet)}
+
     def by(f: Finding) -> str | None:
         if f.status is not Status.OPEN:
             return None
         if f.rule in nvidia_build and f.rule not in requirement and pm.rocm_build.present and (
-                not _is_cmake_file(f.path) or _cuda_language_only(f, pm)):
+                not _is_cmake_file(f.path) or (_cuda_language_only(f, pm)
+                                               and cmake_project(f.path, pm.cmake_projects) not in cuda_everywhere)):
             ev = pm.rocm_build.stands_in(f.path, pm.cmake_projects)
             if ev is not None:
                 return ev
@@ -2490,6 +2499,8 @@ def by_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], r
                  for f in findings for ev in [by(f)])
 
 
+# A CMake command that enables a language (what a toolkit-requirement finding on it enables is CUDA).
+_CMAKE_LANGUAGE_ENABLE = lazy_regex(r"(?i)\b(?:enable_language|project)\s*\(")
 # CMake's and PyTorch's variables that only the CUDA language or PyTorch's CUDA build reads (CMAKE_CUDA_FLAGS,
 # CMAKE_CUDA_ARCHITECTURES, CMAKE_CUDA_COMPILER, the CUDA_ARCHITECTURES property, FindCUDA's CUDA_NVCC_FLAGS,
 # TORCH_CUDA_ARCH_LIST, CUDAARCHS): a HIP-language or hipcc compile never reads them.
