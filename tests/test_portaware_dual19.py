@@ -35,7 +35,9 @@ def test_each_dual_s19_finding_has_its_exact_status():
         # CMAKE_CUDA_ARCHITECTURES is handled by the variable's twin named on line 2, as before)
         ("cmake/Arch.cmake", 6, "BLD003", "handled", "cmake/Arch.cmake:1"),
         ("cmake/Arch.cmake", 7, "BLD003", "handled", "cmake/Arch.cmake:2"),
-        ("cmake/Arch.cmake", 12, "BLD003", "open", None),
+        # no AMD twin of checkCUDAonly, but a CUDA-language variable of a CMake project with a ROCm arm: the
+        # project's ROCm build stands in for it (status.by_rocm_build, session 30)
+        ("cmake/Arch.cmake", 12, "BLD003", "handled", "CMakeLists.txt:7"),
         ("cmake/Arch.cmake", 13, "BLD003", "handled", "cmake/Arch.cmake:2"),
         # api.cu is built only under ENABLE_FP4, which only the CUDA arm turns on (line 12); it includes launch.h,
         # which includes kernel.h: handled down the chain

@@ -115,6 +115,11 @@ class PortFacts:
     # language or run hipcc outside comments (rocmbuild.rocm_lines): what the repository's RocmBuild reads of it
     inert: tuple[tuple[int, int], ...] = ()
     rocm_lines: tuple[int, ...] = ()
+    # A shell script's lines that run ROCm's tools or compiler or select AMD GPUs (rocmbuild.rocm_tool_lines): the
+    # AMD side of the project's runs, which stands in for an NVIDIA launch script below it (status.by_rocm_build)
+    rocm_tools: tuple[int, ...] = ()
+    # Whether a shell script launches the project in a container or as a cluster job (rocmbuild.launches)
+    launcher: bool = False
     # The scan adds the text of the lines its findings are on (port status's compat-layer lookup needs no read);
     # None: not taken (a file port status read itself, or one without findings).
     finding_lines: tuple[tuple[int, str], ...] | None = None

@@ -18,10 +18,12 @@ by them (status.without_rocm_build: rules tagged `nvidia-build`).
 """
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from porter.lazyre import lazy_regex
+from porter.portaware.runners import amd_runner_line, is_ci_file
 from porter.portaware.scope import make_conditional
 
 # Evidence kinds, in the order they are looked for.
@@ -33,6 +35,10 @@ BUILD_TWIN = "build-twin"
 PYTHON_BRANCH = "python-branch"
 HIP_LANGUAGE = "hip-language"
 HIPCC_COMMAND = "hipcc-command"
+DOCKER_IMAGE = "docker-image"
+CI_JOB = "ci-job"
+# The build systems an NVIDIA-build line can belong to, as RocmBuild.stands_in reads them (build_system).
+CMAKE, MESON, BAZEL, DOCKER, CI = "cmake", "meson", "bazel", "dockerfile", "ci"
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,34 @@ class RocmBuild:
         return (any(h.rsplit(":", 1)[0] == path for h in self.hollow)
                 and not any(e.where.rsplit(":", 1)[0] == path for e in self.evidence))
 
+    def stands_in(self, path: str, projects: frozenset[str] = frozenset()) -> str | None:
+        """The evidence ("path:line") of the ROCm build that stands in for the NVIDIA build the build file `path`
+        belongs to, read per build system (build_system): for a CMake file, evidence in a CMake file of the same
+        CMake project (cmake_project: `projects` are the directories whose CMakeLists.txt declares a project());
+        for a Bazel BUILD file, a hipcc rule of its own package (a package's
+        targets are built on their own: one with no hipcc rule has no ROCm counterpart; a .bzl macro file defines
+        rules, so none); for a Dockerfile, a ROCm
+        Dockerfile that builds the project in its directory or one above it; for a CI file, a ROCm CI job that
+        builds it. None for every other file - a make file, shell script, Meson file or setup.py is read on its own,
+        so its own arms, twin or configuration decide it - and for a build system with no evidence of its own: the ROCm build
+        porter sees leaves it out (a CUDA-only CMake project of its own, a Bazel build beside a CMake ROCm build)."""
+        system = build_system(path)
+        if system not in (CMAKE, BAZEL, DOCKER, CI):
+            return None
+        here = cmake_project(path, projects) if system == CMAKE else posixpath.dirname(path)
+        for e in self.evidence:
+            where = e.where.rsplit(":", 1)[0]
+            if build_system(where) != system:
+                continue
+            if system == CMAKE and cmake_project(where, projects) != here:
+                continue
+            if system == DOCKER and not _at_or_above(posixpath.dirname(where), here):
+                continue
+            if system == BAZEL and (posixpath.dirname(where) != here or path.endswith(".bzl")):
+                continue
+            return e.where
+        return None
+
     def to_dict(self) -> dict[str, object]:
         return {"present": self.present, "evidence": [e.to_dict() for e in self.evidence],
                 "covers": list(self.covers), "hollow": list(self.hollow)}
@@ -90,11 +124,27 @@ _MAKE_MESSAGE = lazy_regex(r"^\s*(?:\$\((?:info|warning|error)\b.*)?$")
 # bracket lines such a call continues on.
 _PY_INERT = lazy_regex(r"""^\s*(?:pass|\.\.\.|raise\b.*|(?:print|warnings\.warn|logging\.\w+|logger\.\w+|sys\.exit|exit)\s*\(.*"""
                        r"""|[rbfu]*(?:"[^"]*"|'[^']*')[\s,)]*|[)\]}]+[\s,]*)?$""")
-# The HIP language or a HIP target in CMake (outside a CUDA arm: the ROCm build's own).
+# The HIP language or a HIP target in CMake (outside a CUDA arm: the ROCm build's own), ROCm's HIP package
+# (`find_package(hip)`, whose hip::device target compiles for AMD), the HIP architectures set, the ROCm compiler
+# set as a language's compiler (not a find_program() probe for it), or an AMD offload target.
 _HIP_LANGUAGE = lazy_regex(r"(?i)\benable_language\s*\(\s*HIP\b|\bproject\s*\([^)]*\bLANGUAGES\b[^)]*\bHIP\b"
-                           r"|\bLANGUAGE\s+HIP\b|\bhip_add_(?:library|executable)\s*\(")
-# hipcc run by a make recipe or assigned as a make/shell compiler (`CXX = hipcc`, `hipcc -c k.hip`), or amdclang++.
-_HIPCC = lazy_regex(r"(?<![\w./-])(?:hipcc|amdclang\+\+)(?![\w.-])")
+                           r"|\bLANGUAGE\s+HIP\b|\bhip_add_(?:library|executable)\s*\(|\bfind_package\s*\(\s*hip\b"
+                           r"|\bset\s*\(\s*CMAKE_HIP_ARCHITECTURES\b|\bCMAKE_(?:CXX|C|HIP)_COMPILER\b[^)]*(?<![\w.-])(?:hipcc|amdclang(?:\+\+)?)(?![\w.-])"
+                           r"|--(?:offload-arch|amdgpu-target)[= ]gfx")
+# hipcc run by a make recipe or assigned as a make/shell compiler (`CXX = hipcc`, `hipcc -c k.hip`), amdclang or
+# amdclang++, or an AMD GPU offload target handed to a compiler (`--offload-arch=gfx942`, `--amdgpu-target=gfx90a`).
+_HIPCC = lazy_regex(r"(?<![\w./-])(?:hipcc|amdclang(?:\+\+)?)(?![\w.-])|--(?:offload-arch|amdgpu-target)[= ]gfx")
+# A Dockerfile stage on a ROCm base image (`FROM rocm/pytorch:latest`, `FROM ghcr.io/x/base:rocm6.2 AS build`).
+_ROCM_FROM = lazy_regex(r"(?i)^\s*FROM\s+(?:--platform=\S+\s+)?\S*rocm\S*")
+_FROM = lazy_regex(r"(?i)^\s*FROM\s")
+# A build of the project in a Dockerfile stage or a CI file: a build tool or the ROCm compiler run, or the
+# package installed from its own tree (`pip install .`, `pip install -e .`, `python setup.py ...`).
+_BUILD_STEP = lazy_regex(r"(?<![\w./-])(?:cmake|make|ninja|meson|bazel|bazelisk|hipcc|amdclang\+\+|setup\.py)(?![\w.-])"
+                         r"|\bpip3?\s+install\s+(?:-\S+\s+)*(?:-e\s+)?\.(?:\[\S*\])?(?:\s|$)")
+# A CI job's container image that names ROCm (`image: rocm/dev-ubuntu-22.04`, `container: rocm/pytorch:latest`).
+_CI_ROCM_IMAGE = lazy_regex(r"(?i)^\s*(?:-\s+)?(?:image|container)\s*:\s*[\"']?\S*rocm")
+
+_CMAKE_MESSAGE = lazy_regex(r"(?i)^\s*message\s*\(")
 # HIP on NVIDIA's platform: hipcc driving nvcc, which is no ROCm build.
 _HIP_ON_NVIDIA = lazy_regex(r"__HIP_PLATFORM_(?:NVCC|NVIDIA)__|HIP_PLATFORM\s*[:?]?=\s*nv")
 
@@ -102,6 +152,62 @@ _HIP_ON_NVIDIA = lazy_regex(r"__HIP_PLATFORM_(?:NVCC|NVIDIA)__|HIP_PLATFORM\s*[:
 def _is_cmake(path: str) -> bool:
     name = path.rsplit("/", 1)[-1].lower()
     return name.startswith("cmakelists") or name.endswith(".cmake")
+
+
+def build_system(path: str) -> str:
+    """The build system a build file belongs to, from its name: CMAKE, MESON, BAZEL, DOCKER, CI, or "" (a make
+    file, shell script, Python build script or anything else: each is run on its own)."""
+    name = path.rsplit("/", 1)[-1]
+    if _is_cmake(path):
+        return CMAKE
+    if name in ("meson.build", "meson_options.txt", "meson.options"):
+        return MESON
+    if name.startswith("BUILD") or name.endswith((".bazel", ".bzl")) or name == "WORKSPACE":
+        return BAZEL
+    if name.startswith(("Dockerfile", "Containerfile")) or name.lower().endswith(".dockerfile"):
+        return DOCKER
+    if is_ci_file(path):
+        return CI
+    return ""
+
+
+def cmake_project(path: str, projects: frozenset[str]) -> str:
+    """The CMake project a CMake file belongs to: the nearest directory at or above it in `projects` (those whose
+    CMakeLists.txt declares a project()), else the top ("")."""
+    d = posixpath.dirname(path)
+    while d and d not in projects:
+        d = posixpath.dirname(d)
+    return d
+
+
+def _at_or_above(d: str, here: str) -> bool:
+    """Whether directory `d` is `here` or a directory above it ("" is the top)."""
+    return d == here or not d or here.startswith(d + "/")
+
+
+# What a launch script runs of ROCm: its profilers and SMI tools, rocminfo, the AMD GPU selection variables, the
+# kernel driver device, the ROCm install tree - an AMD box's run of the project.
+_ROCM_TOOL = lazy_regex(r"(?<![\w./-])(?:rocprof[\w-]*|rocm-smi|amd-smi|rocminfo|omniperf|rocm-bandwidth-test)(?![\w.-])"
+                        r"|\b(?:HIP|ROCR)_VISIBLE_DEVICES\b|/dev/kfd\b|/opt/rocm\b")
+# A script that launches the project in a container or as a cluster job.
+_LAUNCH = lazy_regex(r"(?<![\w./-])(?:docker|podman|nerdctl)\s+(?:container\s+)?run\b"
+                     r"|(?<![\w./-])(?:srun|sbatch|apptainer|singularity|enroot)(?![\w.-])")
+
+
+def rocm_tool_lines(text: str) -> tuple[int, ...]:
+    """A shell script's lines that run ROCm's tools or select AMD GPUs (rocprof, rocm-smi, amd-smi, rocminfo,
+    HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, /dev/kfd, /opt/rocm) or its compiler (rocm_lines), outside
+    comments: the script is the AMD side of the project's runs."""
+    if _HIP_ON_NVIDIA().search(text):
+        return ()
+    return tuple(n for n, raw in enumerate(text.split("\n"), 1)
+                 if (row := _code(raw)) and (_ROCM_TOOL().search(row) or _HIPCC().search(row)))
+
+
+def launches(text: str) -> bool:
+    """Whether a shell script launches the project in a container or as a cluster job (`docker run`, `podman run`,
+    `srun`, `sbatch`, `apptainer`, `singularity`, `enroot`), outside comments."""
+    return any(_LAUNCH().search(_code(raw)) for raw in text.split("\n"))
 
 
 def code_chars(line: str) -> Iterator[tuple[str, bool]]:
@@ -134,13 +240,49 @@ def runs_hipcc(text: str) -> bool:
 
 def rocm_lines(language: str, text: str) -> tuple[int, ...]:
     """A build file's lines that build for ROCm by themselves: in CMake, the HIP language or a HIP target
-    (`enable_language(HIP)`, `project(... LANGUAGES HIP)`, `LANGUAGE HIP`, `hip_add_library`); in a make file or
-    shell script, hipcc or amdclang++ run or assigned. Outside comments; none in a file that builds HIP on NVIDIA's
-    platform (`__HIP_PLATFORM_NVIDIA__`, `HIP_PLATFORM=nvidia`)."""
-    if language not in ("cmake", "make", "shell") or _HIP_ON_NVIDIA().search(text):
+    (`enable_language(HIP)`, `project(... LANGUAGES HIP)`, `LANGUAGE HIP`, `hip_add_library`), ROCm's HIP package
+    (`find_package(hip)`), `set(CMAKE_HIP_ARCHITECTURES ...)`, hipcc or amdclang as the compiler or an AMD offload
+    target, outside message();
+    in a make file or shell script, hipcc, amdclang or amdclang++ run or assigned, or `--offload-arch=gfx...`; in a
+    Dockerfile, the FROM line of a stage on a ROCm base image that builds the project (a build tool, hipcc, `pip
+    install .`, setup.py run in it); in a CI file ("ci"), a ROCm container image or AMD GPU runner line of a file
+    that builds the project the same way. Outside comments; none in a file that builds HIP on NVIDIA's platform
+    (`__HIP_PLATFORM_NVIDIA__`, `HIP_PLATFORM=nvidia`)."""
+    if language not in ("cmake", "make", "shell", DOCKER, CI) or _HIP_ON_NVIDIA().search(text):
         return ()
-    pattern = _HIP_LANGUAGE() if language == "cmake" else _HIPCC()
-    return tuple(n for n, raw in enumerate(text.split("\n"), 1) if pattern.search(_code(raw)))
+    rows = [_code(raw) for raw in text.split("\n")]
+    if language == DOCKER:
+        return _docker_rocm_lines(rows)
+    if language == CI:
+        return _ci_rocm_lines(rows)
+    if language == "cmake":
+        # a message() that names the HIP architectures or hipcc tells the reader, it builds nothing
+        return tuple(n for n, row in enumerate(rows, 1)
+                     if _HIP_LANGUAGE().search(row) and not _CMAKE_MESSAGE().match(row))
+    return tuple(n for n, row in enumerate(rows, 1) if _HIPCC().search(row))
+
+
+def _docker_rocm_lines(rows: Sequence[str]) -> tuple[int, ...]:
+    """The FROM lines of a Dockerfile's stages on a ROCm base image in which the project is built."""
+    out: list[int] = []
+    stage: int | None = None  # the current stage's FROM line when it is a ROCm one
+    for n, row in enumerate(rows, 1):
+        if _FROM().match(row):
+            stage = n if _ROCM_FROM().match(row) else None
+        elif stage is not None and _BUILD_STEP().search(row):
+            out.append(stage)
+            stage = None  # one line per stage
+    return tuple(out)
+
+
+def _ci_rocm_lines(rows: Sequence[str]) -> tuple[int, ...]:
+    """A CI file's ROCm image and AMD runner lines, when the file builds the project (one file read as one job:
+    CI files are short, and a ROCm job in a file that builds is what a ROCm CI job looks like)."""
+    if not any(_BUILD_STEP().search(row) for row in rows):
+        return ()
+    found = {n for n, row in enumerate(rows, 1) if _CI_ROCM_IMAGE().match(row)}
+    runner = amd_runner_line("\n".join(rows))
+    return tuple(sorted(found | ({runner} if runner is not None else set())))
 
 
 def _inert(language: str, raw: str) -> bool:
@@ -218,12 +360,13 @@ def rocm_build(languages: Mapping[str, str], arms: Mapping[str, Iterable[tuple[i
             # at the twin's hipcc line when it has one (a script's command), else its first
             evidence.append(BuildEvidence(f"{twin}:{min(lines.get(twin, ()), default=1)}", BUILD_TWIN))
         covers.update((cuda, twin))
+    kinds = {"cmake": HIP_LANGUAGE, DOCKER: DOCKER_IMAGE, CI: CI_JOB}
     for path, language in sorted(languages.items()):
-        if language not in ("cmake", "make", "shell", "bazel") or path in covers:
+        if language not in ("cmake", "make", "shell", "bazel", DOCKER, CI) or path in covers:
             continue
         skip = list(cuda_arms.get(path, ()))
         at = next((n for n in lines.get(path, ()) if not any(a <= n <= b for a, b in skip)), None)
         if at is not None:
-            evidence.append(BuildEvidence(f"{path}:{at}", HIP_LANGUAGE if language == "cmake" else HIPCC_COMMAND))
+            evidence.append(BuildEvidence(f"{path}:{at}", kinds.get(language, HIPCC_COMMAND)))
             covers.add(path)
     return RocmBuild(tuple(evidence), tuple(sorted(covers)), tuple(hollow))

@@ -86,7 +86,11 @@ branch of a setup.py, HIP language or hipcc command that configures something - 
 ROCm arms that are hollow); where a build's every ROCm arm is hollow and it has no other evidence (QGEMM's empty
 `if(USE_HIP)`; per build: a CMake project, or a make file, Meson file or setup.py of its own), a finding of a rule
 tagged `nvidia-build` that an arm of that build read handled is open again: no ROCm build stands in for the NVIDIA
-build it configures (without_rocm_build). A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
+build it configures (without_rocm_build). Where no rule above decides an `nvidia-build` line, the ROCm build
+stands in for it per build system (by_rocm_build, RocmBuild.stands_in: the CMake project, the Meson build, the Bazel
+package, the Dockerfiles above it; never a make file, build script or setup.py, which run on their own, nor a
+`toolkit-requirement` line), and a shell script's NVIDIA launch lines are handled by a ROCm script above it.
+A finding of a rule tagged `gpu-runner` (CTR007: a CI job on an NVIDIA runner) is handled when a CI
 file of the repository already runs a job on an AMD GPU runner (porter.portaware.runners). HIP code itself (a ROCm
 arm's `__shfl_xor`, AMD assembly in a `.hip` file) reads handled, never open and never dropped: it is port work
 already done, and shown so.
@@ -138,7 +142,8 @@ from porter.portaware.options import (build_names, cmake_option_blocks, cmake_op
 from porter.portaware.kernel_builder import BUILD_TOML, kernel_builder_references, twin_archs
 from porter.portaware.rewrites import rewritten_at, rocm_rewrites
 from porter.portaware.bazel import incompatible_regions
-from porter.portaware.rocmbuild import RocmBuild, inert_runs, rocm_build, rocm_lines
+from porter.portaware.rocmbuild import (CI, DOCKER, RocmBuild, cmake_project, inert_runs, launches, rocm_build,
+                                        rocm_lines, rocm_tool_lines)
 from porter.portaware.runners import amd_runner_line, ci_job_twins, is_ci_file
 from porter.portaware.twins import (class_spans, class_twins, definition_twin, forward_declarations,
                                     visible_definitions)
@@ -269,6 +274,12 @@ class PortMap:
     rocm_build: RocmBuild = field(default_factory=RocmBuild)
     # shell build scripts whose name twin is a ROCm build script -> "path:line" of the twin's hipcc command
     script_builds: dict[str, str] = field(default_factory=dict)
+    # the directories whose CMakeLists.txt declares a project() (RocmBuild.stands_in: a CMake file's project)
+    cmake_projects: frozenset[str] = frozenset()
+    # shell scripts that run ROCm's tools or compiler -> "path:line" of the first such line; shell scripts that
+    # launch the project in a container or cluster job (by_rocm_build)
+    rocm_scripts: dict[str, str] = field(default_factory=dict)
+    launchers: frozenset[str] = frozenset()
 
     def decide(self, path: str, line: int, column: int = 1, end_column: int | None = None,
                rocm_code: bool = False, gap: bool = False, breaks: bool = False,
@@ -476,6 +487,13 @@ RUNNER_TAG = "gpu-runner"
 # flags, the CUDA language, FindCUDA): handled only where the repository has a ROCm build (PortMap.rocm_build); an
 # arm whose ROCm side is hollow and a repository with no other ROCm build leave it open (attach_status).
 NVIDIA_BUILD_TAG = "nvidia-build"
+# A rule with this tag (also `nvidia-build`) reports what makes the CUDA toolkit a requirement of the configure
+# (`enable_language(CUDA)`, `find_package(CUDAToolkit)`, Meson's 'cuda'): only an arm the ROCm build does not take
+# handles it, never the repository's ROCm build elsewhere in the project (by_rocm_build).
+TOOLKIT_REQUIREMENT_TAG = "toolkit-requirement"
+# A rule with this tag reports an NVIDIA launch setting in a script (NVIDIA_VISIBLE_DEVICES, `--gpus`, nvidia-smi):
+# a ROCm script in its directory or above it handles it (by_rocm_build).
+NVIDIA_LAUNCH_TAG = "nvidia-launch"
 
 
 def _read(source, c, limit: int, held=None) -> bytes | None:
@@ -489,7 +507,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-30"
+FACTS_VERSION = b"portaware-facts-31"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -575,8 +593,16 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         text = data.decode("utf-8", "replace")
         return PortFacts(regions=incompatible_regions(text), rocm_lines=rocm_lines("shell", text))
     if language == "shell":
-        # a shell script only says whether it runs hipcc (a ROCm build script: RocmBuild, script twins)
-        return PortFacts(rocm_lines=rocm_lines("shell", data.decode("utf-8", "replace")))
+        # a shell script only says whether it runs hipcc (a ROCm build script: RocmBuild, script twins), whether it
+        # runs ROCm's tools (the AMD side of the project's runs) and whether it launches a container or cluster job
+        # (by_rocm_build)
+        text = data.decode("utf-8", "replace")
+        return PortFacts(rocm_lines=rocm_lines("shell", text), rocm_tools=rocm_tool_lines(text),
+                         launcher=launches(text))
+    if language == "dockerfile" or (language == "yaml" and is_ci_file(path)):
+        # a Dockerfile stage on a ROCm image that builds the project, a CI file with a ROCm job that builds it (RocmBuild)
+        return PortFacts(rocm_lines=rocm_lines(DOCKER if language == "dockerfile" else CI,
+                                               data.decode("utf-8", "replace")))
     if language == "toml" and PurePosixPath(path).name == BUILD_TOML:
         # a kernel-builder package: the sources each backend's [kernel.*] tables compile (porter.portaware.kernel_builder)
         text = data.decode("utf-8", "replace")
@@ -882,7 +908,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if path in over:
             continue
         r = scanned.get(path)
-        if c.language not in ("cuda", "cmake", "make", "meson", "shell", "bazel") and not (c.language == "python" and (
+        if c.language not in ("cuda", "cmake", "make", "meson", "shell", "bazel", "dockerfile") \
+                and not (c.language == "yaml" and is_ci_file(path)) and not (c.language == "python" and (
                 path in with_findings or PurePosixPath(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
                 and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml") \
@@ -1406,14 +1433,21 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if data is not None:
                 pm.lines[path] = dict(enumerate(data.decode("utf-8", "replace").split("\n"), 1))
     pm.rocm_build = _rocm_build(pm, files, facts, rocm_configurations)
+    pm.cmake_projects = frozenset(posixpath.dirname(p) for p, f in facts.items()
+                                  if files[p].language == "cmake" and CMAKE_PROJECT in f.tested)
+    pm.rocm_scripts = {p: f"{p}:{f.rocm_tools[0]}" for p, f in sorted(facts.items())
+                       if files[p].language == "shell" and f.rocm_tools}
+    pm.launchers = frozenset(p for p, f in facts.items() if files[p].language == "shell" and f.launcher)
     return pm
 
 
 def _rocm_build(pm: PortMap, files, facts: dict[str, PortFacts], rocm_configurations: list[str]) -> RocmBuild:
     """The repository's ROCm build (porter.portaware.rocmbuild), from the build-file arms, Python build-script
     branches, make configurations and build twins the PortMap holds and the build files' facts (read once)."""
-    languages = {p: ("python" if c.language == "python" else c.language) for p, c in files.items()
-                 if c.language in ("cmake", "make", "meson", "shell", "bazel") or _python_build_script(p, c.language)}
+    languages = {p: ("python" if c.language == "python" else CI if c.language == "yaml" else c.language)
+                 for p, c in files.items()
+                 if c.language in ("cmake", "make", "meson", "shell", "bazel", "dockerfile")
+                 or (c.language == "yaml" and is_ci_file(p)) or _python_build_script(p, c.language)}
     arms: dict[str, list[tuple[int, int, int]]] = {}
     cuda_arms: dict[str, list[tuple[int, int]]] = {}
     for p, regs in pm.cmake_regions.items():
@@ -2370,6 +2404,10 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         findings = tuple(dataclasses.replace(f, status=Status.HANDLED, handled_by=pm.script_builds[f.path])
                          if f.status is Status.OPEN and f.rule in nvidia and f.path in pm.script_builds else f
                          for f in findings)
+    if pm.rocm_build.present or pm.rocm_scripts:
+        findings = by_rocm_build(findings, frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags),
+                                 frozenset(r.id for r in rules if TOOLKIT_REQUIREMENT_TAG in r.tags),
+                                 frozenset(r.id for r in rules if NVIDIA_LAUNCH_TAG in r.tags), pm)
     if pm.off_packages:
         findings = optional_libraries(findings, pm.off_packages)
     if pm.rocm_build.hollow:
@@ -2415,6 +2453,89 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         stats = dataclasses.replace(stats, notices=(*stats.notices, *pm.notes, *([notice] if notice else [])))
     return dataclasses.replace(result, findings=findings, kernels=tuple(kernels), kernel_analysis=ka,
                                port_status=summary(findings, kernels, pm.rocm_build), stats=stats)
+
+
+def by_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], requirement: frozenset[str],
+                  launch: frozenset[str], pm: PortMap) -> tuple[Finding, ...]:
+    """The findings with each open NVIDIA-build line that the repository's ROCm build stands in for made handled,
+    by that build's evidence, read per build system rather than per file (RocmBuild.stands_in): a line of a CMake
+    file whose CMake project has ROCm evidence (an arm, the HIP language, ROCm's HIP package, hipcc), of a Meson
+    file beside Meson evidence, of a Bazel BUILD file whose package has a hipcc rule, of a Dockerfile below a ROCm
+    Dockerfile that builds the project, of a CI file beside a ROCm CI job that builds it. What the ROCm build
+    leaves out stays open: a CMake project of its own with no ROCm evidence (cuSZ's CUDA-only codec projects), a
+    build system the evidence is not in (qsim's Bazel BUILD beside its CMake ROCm build), and every make file,
+    shell build script and setup.py, which are run on their own (their own arms, twins and configurations decide
+    them, and a Makefile or script that compiles sources the ROCm build does not stays open: uccl's EFA plugin,
+    ENCCS's CUDA-only stencil example). Rules tagged `toolkit-requirement` (`enable_language(CUDA)`,
+    `find_package(CUDAToolkit)`, Meson's 'cuda') are left to the arms: outside one, the ROCm build runs them too
+    and cannot configure without the CUDA toolkit; and in a CMake project that enables the CUDA language outside any
+    arm (such a line still open), whose ROCm build then compiles CUDA-language sources too, no CUDA setting is handled
+    this way.
+
+    A shell script's NVIDIA launch lines (rules tagged `nvidia-launch`: NVIDIA_VISIBLE_DEVICES, `--gpus`,
+    nvidia-smi), and every NVIDIA-build line of a script that launches the project in a container or cluster job,
+    are handled by a script in its directory or one above it that runs ROCm's tools or compiler (rocprof,
+    rocm-smi, HIP_VISIBLE_DEVICES, hipcc): the NVIDIA box's run beside the AMD one (xkernels' archived DGX docker
+    launcher below its rocprof scripts)."""
+    # CMake projects that enable the CUDA language outside any arm (an open `project(... CUDA)` or
+    # `enable_language(CUDA)`): their ROCm build compiles CUDA-language sources too, so it reads their CUDA settings
+    cuda_everywhere = {cmake_project(f.path, pm.cmake_projects) for f in findings
+                       if f.status is Status.OPEN and f.rule in requirement and _is_cmake_file(f.path)
+                       and _CMAKE_LANGUAGE_ENABLE().search(f.snippet)}
+
+    def by(f: Finding) -> str | None:
+        if f.status is not Status.OPEN:
+            return None
+        if f.rule in nvidia_build and f.rule not in requirement and pm.rocm_build.present and (
+                not _is_cmake_file(f.path) or (_cuda_language_only(f, pm)
+                                               and cmake_project(f.path, pm.cmake_projects) not in cuda_everywhere)):
+            ev = pm.rocm_build.stands_in(f.path, pm.cmake_projects)
+            if ev is not None:
+                return ev
+        if f.rule in launch or (f.rule in nvidia_build and f.path in pm.launchers):
+            return _rocm_script_above(f.path, pm.rocm_scripts)
+        return None
+    return tuple(dataclasses.replace(f, status=Status.HANDLED, handled_by=ev) if ev else f
+                 for f in findings for ev in [by(f)])
+
+
+# A CMake command that enables a language (what a toolkit-requirement finding on it enables is CUDA).
+_CMAKE_LANGUAGE_ENABLE = lazy_regex(r"(?i)\b(?:enable_language|project)\s*\(")
+# CMake's and PyTorch's variables that only the CUDA language or PyTorch's CUDA build reads (CMAKE_CUDA_FLAGS,
+# CMAKE_CUDA_ARCHITECTURES, CMAKE_CUDA_COMPILER, the CUDA_ARCHITECTURES property, FindCUDA's CUDA_NVCC_FLAGS,
+# TORCH_CUDA_ARCH_LIST, CUDAARCHS): a HIP-language or hipcc compile never reads them.
+_CUDA_LANGUAGE_NAME = lazy_regex(r"\b(?:CMAKE_CUDA_\w+|CUDA_ARCHITECTURES|CUDA_ARCH_LIST|TORCH_CUDA_ARCH_LIST"
+                                 r"|CUDA_NVCC_FLAGS|CUDAARCHS|CUDA_SEPARABLE_COMPILATION)\b")
+
+
+def _cuda_language_only(f: Finding, pm: PortMap) -> bool:
+    """Whether a CMake finding configures the CUDA language only: its matched name is one of CMake's CUDA-language
+    variables (or PyTorch's CUDA architecture list), or it sits in a command, property or generator expression that
+    applies to CUDA-language compiles only (PortMap.language_spans). A raw nvcc flag in any other variable or target
+    option, or an nvcc command, may reach a compile the ROCm build runs too (`$<COMPILE_LANGUAGE:CXX,CUDA>`, a
+    TOOL_FLAGS variable whose use porter does not follow), so the ROCm build elsewhere does not stand in for it."""
+    end = f.end_column if f.end_line == f.line else None
+    # the matched name: the snippet is the finding's line, maybe without its indentation, so a CUDA-language name in
+    # it as long as the match is taken for it
+    if end is not None and any(m.end() - m.start() == end - f.column
+                               for m in _CUDA_LANGUAGE_NAME().finditer(f.snippet)):
+        return True
+    return any((n, a) <= (f.line, f.column) < (m, b) and (end is None or (f.line, end) <= (m, b))
+               for n, a, m, b in pm.language_spans.get(f.path, ()))
+
+
+def _rocm_script_above(path: str, scripts: dict[str, str]) -> str | None:
+    """The ROCm script ("path:line") nearest a shell script: in its own directory, else the nearest one above."""
+    if not path.endswith((".sh", ".bash")) or not scripts:
+        return None
+    d = posixpath.dirname(path)
+    while True:
+        here = [ev for p, ev in sorted(scripts.items()) if p != path and posixpath.dirname(p) == d]
+        if here:
+            return here[0]
+        if not d:
+            return None
+        d = posixpath.dirname(d)
 
 
 def without_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], pm: PortMap) -> tuple[Finding, ...]:
