@@ -1,8 +1,9 @@
 """Python rows of dual projects read in context (issue 27, session 30, helper dualpy): the OCP return of an FP8 dtype
 chooser whose ROCm arm returns the FNUZ dtype (refine step 8p, `fnuz_arm`), torch.version.cuda read where None
 cannot reach it (8q: `none_returned`, `hip_twin`), and an entry added later to a vendor-keyed table
-(porter.portaware.guards: `extras_require["cuda-nightly"] = ...` beside a `"rocm"` key), and a guard one module
-establishes and another tests, followed through the imports (porter.portaware.pymodules). fixtures/dualpy_s30/README.md
+(porter.portaware.guards: `extras_require["cuda-nightly"] = ...` beside a `"rocm"` key), a guard one module
+establishes and another tests, followed through the imports (porter.portaware.pymodules), and a test's assertion or
+environment patch naming a build variable (8r, `test_fixture`). fixtures/dualpy_s30/README.md
 says which file holds which shape; each sits beside near misses that stay open."""
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures/dualpy_s30"
-NOTES = ("fnuz_arm", "none_returned", "hip_twin")
+NOTES = ("fnuz_arm", "none_returned", "hip_twin", "test_fixture")
 
 
 def _findings():
@@ -33,6 +34,19 @@ def test_each_dualpy_s30_finding_has_its_exact_severity_status_and_note():
         ("mods/utils/checks.py", 11, "PYT001", "medium", "handled", []),
         ("mods/utils/checks.py", 15, "PYT001", "medium", "open", []),
     ]
+    # a test module's assertion, environment patches and pop read info; its JIT build stays, as does the same
+    # assertion outside tests (pkg/envcheck.py)
+    assert [g for g in got if g[0] in ("tests/test_build_env.py", "pkg/envcheck.py")] == [
+        ("pkg/envcheck.py", 5, "BLD006", "low", "open", []),
+        ("pkg/envcheck.py", 6, "BLD006", "low", "open", []),
+        ("tests/test_build_env.py", 8, "BLD006", "info", "open", ["test_fixture"]),
+        ("tests/test_build_env.py", 9, "BLD006", "info", "open", ["test_fixture"]),
+        ("tests/test_build_env.py", 10, "BLD006", "info", "open", ["test_fixture"]),
+        ("tests/test_build_env.py", 11, "BLD006", "info", "open", ["test_fixture"]),
+        ("tests/test_build_env.py", 15, "BLD006", "low", "open", []),
+        ("tests/test_build_env.py", 16, "BLD006", "low", "open", []),
+    ]
+    got = [g for g in got if g[0] not in ("tests/test_build_env.py", "pkg/envcheck.py")]
     assert got[8:] == [
         # every OCP return of a chooser whose `detect_vendor() == "amd"` arm returns FNUZ, before it and after it
         ("pkg/fp8.py", 6, "QNT004", "info", "open", ["fnuz_arm"]),
@@ -75,6 +89,8 @@ def test_the_notes_name_the_rocm_arm_and_the_early_return():
         "dtype on the ROCm build: this is the other devices' answer")
     assert notes[("pkg/version.py", 7)]["none_returned"] == (
         "line 5 returns when torch.version.cuda is None (the ROCm build) before this read")
+    assert notes[("tests/test_build_env.py", 8)]["test_fixture"] == (
+        "in the test's environment patch at line 8 (`mock.patch.dict`): the code under test decides the flags")
     assert notes[("pkg/version.py", 14)]["hip_twin"] == (
         "the test at line 12 reads torch.version.hip the same way (`not torch.version.hip`): it tells the two builds "
         "apart")

@@ -68,6 +68,8 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
    None, a read after that `if` in the same block or one around it (data `none_returned`), or a clause of a boolean
    test that reads torch.version.hip the same way in another clause (data `hip_twin`): info. A None test that raises
    stays open (the code refuses a ROCm build).
+8r. Python: a build variable (BLD006) in a test module's assertion or environment patch (`mock.patch.dict(os.environ,
+   {...})`, `monkeypatch.setenv`, `os.environ.pop(...)`) is the test's fixture: info (data `test_fixture`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -1066,4 +1068,37 @@ def version_none_safe(f: Draft, sf: SourceFile) -> Draft:
                                                         "torch.version.cuda is None (the ROCm build) before this read")
                 before = before.prev_named_sibling
         node = parent
+    return f
+
+
+# 8r. A build variable (BLD006) a test only checks or stages: in a test module (under a `test`/`tests` directory, or
+# named test_*.py, *_test.py, conftest.py), a hit inside an `assert`, in the arguments of an environment patch
+# (`mock.patch.dict(os.environ, {"CUDAARCHS": "80"})`, `monkeypatch.setenv/delenv(...)`), or naming the variable an
+# `os.environ.pop(...)` removes, is the test's fixture: the code under test decides the flags, and its own hits are
+# the port items (data `test_fixture`). Kept open: a test that builds (a `load()`/`load_inline()` call's
+# `extra_cuda_cflags`, an `os.environ[...] = ...` write before a JIT build) and the same shapes outside tests.
+TEST_FIXTURE_RULES = frozenset({"BLD006"})
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+_ENV_PATCH = re.compile(rb"(?:\bpatch\.dict|\bmonkeypatch\.(?:setenv|delenv)|\benviron\.pop)$")
+
+
+def test_fixture(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info in a test module's assertion or environment patch (step 8r)."""
+    if f.rule not in TEST_FIXTURE_RULES or f.severity <= Severity.INFO or sf.root is None \
+            or not _TEST_PATH.search(sf.path):
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _SCOPES and node.type not in ("block", "module"):
+        if node.type == "assert_statement":
+            return _as_info(f, "test_fixture", f"in the test's assertion at line {node.start_point[0] + 1}: the "
+                                               "code under test decides the flags")
+        if node.type == "call":
+            fn = node.child_by_field_name("function")
+            if fn is not None and _ENV_PATCH.search(fn.text or b""):
+                return _as_info(f, "test_fixture", f"in the test's environment patch at line "
+                                                   f"{node.start_point[0] + 1} "
+                                                   f"(`{fn.text.decode('utf-8', 'replace')}`): the code under test "
+                                                   "decides the flags")
+        node = node.parent
     return f
