@@ -1,9 +1,8 @@
 """Python rows of dual projects read in context (issue 27, session 30, helper dualpy): the OCP return of an FP8 dtype
 chooser whose ROCm arm returns the FNUZ dtype (refine step 8p, `fnuz_arm`), torch.version.cuda read where None
 cannot reach it (8q: `none_returned`, `hip_twin`), and an entry added later to a vendor-keyed table
-(porter.portaware.guards: `extras_require["cuda-nightly"] = ...` beside a `"rocm"` key), a guard one module
-establishes and another tests, followed through the imports (porter.portaware.pymodules), and a test's assertion or
-environment patch naming a build variable (8r, `test_fixture`). fixtures/dualpy_s30/README.md
+(porter.portaware.guards: `extras_require["cuda-nightly"] = ...` beside a `"rocm"` key), and a test's
+assertion or environment patch naming a build variable (8r, `test_fixture`). fixtures/dualpy_s30/README.md
 says which file holds which shape; each sits beside near misses that stay open."""
 from __future__ import annotations
 
@@ -24,16 +23,6 @@ def _findings():
 def test_each_dualpy_s30_finding_has_its_exact_severity_status_and_note():
     got = [(f.path, f.line, f.rule, str(f.severity), str(f.status), sorted(k for k, _ in f.data if k in NOTES))
            for f in _findings()]
-    assert got[:8] == [
-        ("mods/build.py", 6, "BLD006", "low", "handled", []),
-        ("mods/build.py", 11, "BLD006", "low", "open", []),
-        ("mods/build.py", 16, "BLD006", "low", "open", []),
-        ("mods/dispatch.py", 19, "QNT004", "medium", "open", []),
-        ("mods/dispatch.py", 21, "QNT004", "medium", "handled", []),
-        ("mods/dispatch.py", 23, "QNT004", "medium", "open", []),
-        ("mods/utils/checks.py", 11, "PYT001", "medium", "handled", []),
-        ("mods/utils/checks.py", 15, "PYT001", "medium", "open", []),
-    ]
     # a test module's assertion, environment patches and pop read info; its JIT build stays, as does the same
     # assertion outside tests (pkg/envcheck.py)
     assert [g for g in got if g[0] in ("tests/test_build_env.py", "pkg/envcheck.py")] == [
@@ -47,7 +36,7 @@ def test_each_dualpy_s30_finding_has_its_exact_severity_status_and_note():
         ("tests/test_build_env.py", 16, "BLD006", "low", "open", []),
     ]
     got = [g for g in got if g[0] not in ("tests/test_build_env.py", "pkg/envcheck.py")]
-    assert got[8:] == [
+    assert got == [
         # every OCP return of a chooser whose `detect_vendor() == "amd"` arm returns FNUZ, before it and after it
         ("pkg/fp8.py", 6, "QNT004", "info", "open", ["fnuz_arm"]),
         ("pkg/fp8.py", 8, "QNT004", "info", "open", ["fnuz_arm"]),
@@ -105,43 +94,3 @@ def test_a_later_cuda_entry_of_a_vendor_keyed_table_is_a_cuda_span():
     assert (28, 28, CUDA, 24) in spans
     assert (6, 7, CUDA, 24) in spans
     assert not any(a <= 19 <= b for a, b, _s, _l in spans)
-
-
-def test_a_guard_from_another_module_is_followed_through_the_imports():
-    """checks.cuda_capability_compare returns None unless `is_nvidia_cuda()`: `use_hopper`, bound once to an `and`
-    with it, confines `if use_hopper:`, whose `hopper_choice.bind` is the only reader of the wrapper of
-    hopper_forward, the only caller of build.load_hopper_module - so that JIT build's nvcc flag is handled by the
-    guard in dispatch.py. Kept open: the same build reached through a capability test that does not tell the
-    vendors apart (load_ampere_module), one called outside the guard and named by another module too
-    (load_shared_module), and the dtype test evaluated before the guard in the same `and`."""
-    by = {(f.path, f.line): f for f in _findings()}
-    assert by[("mods/build.py", 6)].handled_by == "mods/dispatch.py:24"
-    assert by[("mods/dispatch.py", 21)].handled_by == "mods/dispatch.py:18"
-    assert by[("mods/build.py", 11)].handled_by is None
-
-
-def test_module_paths_and_imports_resolve_relative_and_dotted_names():
-    from porter.portaware.pymodules import imports, module_paths
-    from porter.source.parse import parse
-
-    paths = ["mods/__init__.py", "mods/build.py", "mods/dispatch.py", "mods/utils/checks.py", "a/checks.py"]
-    modules = module_paths(paths)
-    assert modules["mods.utils.checks"] == "mods/utils/checks.py"
-    assert modules["checks"] is None  # two files could be `checks`: not followed
-    assert modules["mods"] == "mods/__init__.py"
-    data = (FIXTURE / "mods/dispatch.py").read_bytes()
-    got = [(i.local, i.path, i.name) for i in imports(parse("mods/dispatch.py", "python", data).root,
-                                                      "mods/dispatch.py", modules)]
-    assert got == [("checks", "mods/utils/checks.py", None),
-                   ("load_ampere_module", "mods/build.py", "load_ampere_module"),
-                   ("load_hopper_module", "mods/build.py", "load_hopper_module"),
-                   ("load_shared_module", "mods/build.py", "load_shared_module")]
-
-
-def test_cuda_only_functions_are_the_ones_no_rocm_build_finds_true():
-    from porter.portaware.guards import cuda_only_functions
-    from porter.source.parse import parse
-
-    data = (FIXTURE / "mods/utils/checks.py").read_bytes()
-    assert cuda_only_functions(parse("checks.py", "python", data).root, data) == frozenset(
-        {"is_nvidia_cuda", "cuda_capability_compare"})

@@ -115,7 +115,6 @@ from porter.portaware.compat import (CompatLayer, aliases, implements_cuda_api, 
                                      mapped_definitions)
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
-from porter.portaware.pymodules import read_together
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
                                     build_twin,
                                     cmake_compile_definitions,
@@ -261,9 +260,6 @@ class PortMap:
     # twinned file for file that has no twin of its own, or a kernel its twin file does not define (_unported): there
     # neither the file's twin or component nor a CUDA arm of the file's own with no ROCm arm beside it is evidence
     unported: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
-    # per Python file: its functions only CUDA-side code of another module calls (first line, last line, "path:line"
-    # of the guard confining the calls; porter.portaware.pymodules): they run on the CUDA build only
-    callers: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # per CUDA file whose definitions a ROCm-side file defines again (_definition_twins): (the twin's path, the
     # (first, last, name) of each of its own definitions the twin lacks); consulted only where nothing else decides
     definition_twins: dict[str, tuple[str, tuple[tuple[int, int, str], ...]]] = field(default_factory=dict)
@@ -363,9 +359,6 @@ class PortMap:
             for n, a, m, b in self.language_spans.get(path, ()):
                 if (n, a) <= (line, column) < (m, b):
                     return Status.HANDLED, self.cuda_language
-        for start, end, guard in self.callers.get(path, ()) if not breaks else ():
-            if start <= line <= end:
-                return Status.HANDLED, guard
         best = None
         for sp in self.spans.get(path, ()) if not breaks else ():
             if sp.holds((line, column)) and (best is None or sp.start >= best.start):
@@ -1364,15 +1357,6 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if toolkit and ev is not None:
                 pm.toolkit_arms[path] = toolkit
 
-    # A Python guard one module establishes and another tests (porter.portaware.pymodules): the importing files'
-    # spans read with the other modules' CUDA-only functions, and the functions only such code calls.
-    py_targets = [p for p in facts if files[p].language == "python" and p in with_findings]
-    if py_targets:
-        together = read_together({p: c.language for p, c in files.items()}, py_targets,
-                                 lambda p: _read(source, files[p], limit, held))
-        for path, sps in together.spans.items():
-            pm.spans[path] = list(sps)
-        pm.callers.update(together.callers)
     # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
     for path in sorted(with_findings):
         c = files.get(path)
