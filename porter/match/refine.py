@@ -74,7 +74,9 @@ from porter.match.refine_preprocessor import (ARCH_ARM_MASK_RULES, ARCH_ARM_MISS
                                               MASK_WIDTH_RULES, WAVE64_RULES, wave32_arm)
 from porter.match.refine_python import (BARE_EXCEPT as _BARE_EXCEPT, CUPY_KERNEL as _CUPY_KERNEL, DTYPE_TABLE_RULES,
                                         ENV_DEFAULT_RULES, MX_RULES, dtype_table, mx_format,
-                                        FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES, OWN_NAME_RULES,
+                                        FNUZ_ARM_RULES, FNUZ_TABLE_RULES, HIPRTC_RULES, OPTIONAL_IMPORT_RULES,
+                                        OWN_NAME_RULES, TEST_FIXTURE_RULES, VERSION_NONE_RULES, fnuz_arm,
+                                        test_fixture, version_none_safe,
                                         NVIDIA_DSL_RULES, PROBED_DTYPE_RULES, PROBED_IMPORT_RULES,
                                         PY_MESSAGE_HINT as _PY_MESSAGE_HINT, ROCM_TOOL as _ROCM_TOOL, SMI_RULES,
                                         PY_TEXT_HINT as _PY_TEXT_HINT,
@@ -254,6 +256,12 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [mx_format(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in ROCM_ARM_RULES for f in findings) and _ROCM_ARM_HINT.search(sf.code):
         findings = [rocm_sibling_arm(f, sf) for f in findings]
+    if sf.language == "python" and b"fnuz" in sf.code and any(f.rule in FNUZ_ARM_RULES for f in findings):
+        findings = [fnuz_arm(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in VERSION_NONE_RULES for f in findings):
+        findings = [version_none_safe(f, sf) for f in findings]
+    if sf.language == "python" and any(f.rule in TEST_FIXTURE_RULES for f in findings):
+        findings = [test_fixture(f, sf) for f in findings]
     if sf.language == "python" and b"torch.version.cuda" in sf.code and any(f.rule == VERSION_RULE for f in findings):
         findings = [version_record(f, sf) for f in findings]
     if sf.language == "python" and any(f.rule in CAPABILITY_RULES for f in findings):

@@ -60,6 +60,16 @@ that answer for AMD too, other accelerator platforms' modules and CuTe DSL modul
    of a decision the project already makes for ROCm: info (data `rocm_arm`). The ROCm arm's own reads stay, and so
    do an arm after it (the else of `if hasattr(torch, "xpu") and torch.version.hip:` is where ROCm without XPU
    goes) and an arm whose own test reads PyTorch's CUDA device API, which ROCm's PyTorch answers too.
+8p. Python: the OCP return of an FP8 dtype chooser (QNT004) - a function whose own `if` arm tests the ROCm build
+   (`torch.version.hip is not None and hasattr(...)`, `detect_vendor() == "amd"`) and returns the FNUZ dtype - or an
+   OCP dtype after such an arm in the same block or in its else, is the other devices' answer: info (data
+   `fnuz_arm`).
+8q. Python: torch.version.cuda (PYT002) read where None cannot reach it - the test of an `if` that returns when it is
+   None, a read after that `if` in the same block or one around it (data `none_returned`), or a clause of a boolean
+   test that reads torch.version.hip the same way in another clause (data `hip_twin`): info. A None test that raises
+   stays open (the code refuses a ROCm build).
+8r. Python: a build variable (BLD006) in a test module's assertion or environment patch (`mock.patch.dict(os.environ,
+   {...})`, `monkeypatch.setenv`, `os.environ.pop(...)`) is the test's fixture: info (data `test_fixture`).
 8h. C/C++: a device-property capability test (DEV013) that only sets a variable the file reads only in printed text
    changes a line of a report: info (data `report_only`). Python: a capability only joined into a label nothing
    compares is an identity (8b), and TORCH_CUDA_ARCH_LIST written from the running GPU's own capability names no
@@ -907,4 +917,188 @@ def rocm_sibling_arm(f: Draft, sf: SourceFile) -> Draft:
                                                    "the ROCm build's: the other side of a decision made for ROCm")
             arm = None
         node = parent
+    return f
+
+
+# 8p. The OCP return of an FP8 dtype chooser: `if torch.version.hip is not None and hasattr(torch,
+# "float8_e4m3fnuz"): return torch.float8_e4m3fnuz` then `return torch.float8_e4m3fn`. The function already picks
+# the FNUZ encoding for the ROCm build in the arm before; the OCP dtype after it (or in that arm's else) is the other
+# devices' answer, not a spot to port. The arm's test must name the ROCm build (porter.portaware.guards' reading of a
+# ROCm test, joined by `and` or not, or a value compared with "amd", "rocm" or "hip": xkernels' `detect_vendor() ==
+# "amd"`) and its block must end by returning an FNUZ dtype. Kept open: an OCP dtype with no such arm before it in
+# its own block (a cast, a constant, a helper elsewhere choosing FNUZ), and one in the ROCm arm itself.
+FNUZ_ARM_RULES = frozenset({"QNT004"})
+_ROCM_VALUE = re.compile(rb"""^[rbuRBU]*["'](?i:amd|rocm|hip)["']$""")
+
+
+def _names_rocm(cond, data: bytes) -> bool:
+    """Whether an `if` test is the ROCm build's (guards' reading) or compares a value with a ROCm vendor's name."""
+    from porter.portaware.guards import python_rocm_test
+    from porter.source.parse_queries import walk_descendants
+
+    if python_rocm_test(cond, data):
+        return True
+    for node in walk_descendants(cond, frozenset({"comparison_operator"})):
+        if len(node.children) == 3 and node.children[1].type == "==" \
+                and any(_ROCM_VALUE.match(c.text or b"") for c in (node.children[0], node.children[2])):
+            return True
+    return False
+
+
+def _returns_fnuz(block) -> bool:
+    last = block.named_children[-1] if block is not None and block.named_children else None
+    return last is not None and last.type == "return_statement" and b"fnuz" in (last.text or b"")
+
+
+def fnuz_arm(f: Draft, sf: SourceFile) -> Draft:
+    """QNT004 at info after (or in the else of) an arm that returns the FNUZ dtype on the ROCm build (step 8p)."""
+    if f.rule not in FNUZ_ARM_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _SCOPES:
+        parent = node.parent
+        if parent is not None and parent.type == "else_clause" and parent.parent is not None \
+                and parent.parent.type == "if_statement":
+            arm = parent.parent
+            cond = arm.child_by_field_name("condition")
+            if cond is not None and _names_rocm(cond, sf.data) and _returns_fnuz(arm.child_by_field_name("consequence")):
+                return _fnuz_arm_info(f, arm)
+        if parent is not None and parent.type in ("block", "module"):
+            before = node.prev_named_sibling
+            while before is not None:
+                if _fnuz_arm(before, sf.data):
+                    return _fnuz_arm_info(f, before)
+                before = before.prev_named_sibling
+        if node.type == "return_statement" and node.named_child_count == 1 \
+                and node.named_children[0].type == "attribute":
+            # `return torch.float8_e4m3fn` in a function that returns the FNUZ dtype on the ROCm build in an arm of
+            # its own body, before or after: every return of the chooser is some device's answer
+            fn = node.parent
+            while fn is not None and fn.type not in _SCOPES:
+                fn = fn.parent
+            body = fn.child_by_field_name("body") if fn is not None and fn.type == "function_definition" else None
+            arm = next((s for s in (body.named_children if body is not None else ()) if _fnuz_arm(s, sf.data)), None)
+            if arm is not None:
+                return _fnuz_arm_info(f, arm)
+        node = parent
+    return f
+
+
+def _fnuz_arm(stmt, data: bytes) -> bool:
+    """Whether a statement is `if <ROCm test>: ... return <FNUZ dtype>`."""
+    cond = stmt.child_by_field_name("condition") if stmt.type == "if_statement" else None
+    return cond is not None and _names_rocm(cond, data) and _returns_fnuz(stmt.child_by_field_name("consequence"))
+
+
+def _fnuz_arm_info(f: Draft, arm) -> Draft:
+    cond = arm.child_by_field_name("condition")
+    test = " ".join(cond.text.decode("utf-8", "replace").split())
+    return _as_info(f, "fnuz_arm", f"the arm at line {arm.start_point[0] + 1} (`{test}`) returns the FNUZ dtype on "
+                                   "the ROCm build: this is the other devices' answer")
+
+
+# 8q. torch.version.cuda read where None cannot reach it (PYT002): after the same function (or module) block left on
+# None - `if torch.version.cuda is None: return (0, 0)`, `if not torch.version.cuda: return None` - earlier in the
+# same block or a block around it (data `none_returned`); or in a clause of a boolean test that reads
+# torch.version.hip the same way in another clause (`(backend == gs.cuda and not torch.version.cuda) or (backend ==
+# gs.amdgpu and not torch.version.hip)`: the test already tells the two builds apart; data `hip_twin`). Kept open:
+# a read before the early return, after one that raises (the code refuses a ROCm build), after a test of another
+# value, and a clause whose hip twin is spelled differently.
+VERSION_NONE_RULES = frozenset({"PYT002"})
+_CUDA_READ = b"torch.version.cuda"
+_NONE_TESTS = frozenset({b"torch.version.cuda is None", b"not torch.version.cuda", b"torch.version.cuda == None"})
+
+
+def _leaves_on_none(stmt) -> bool:
+    if stmt.type != "if_statement" or any(c.type in ("elif_clause", "else_clause") for c in stmt.children):
+        return False
+    cond = stmt.child_by_field_name("condition")
+    body = stmt.child_by_field_name("consequence")
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond is None or b" ".join((cond.text or b"").split()) not in _NONE_TESTS or body is None \
+            or not body.named_children:
+        return False
+    return body.named_children[-1].type == "return_statement"
+
+
+def version_none_safe(f: Draft, sf: SourceFile) -> Draft:
+    """PYT002 at info where None cannot reach the read (step 8q)."""
+    if f.rule not in VERSION_NONE_RULES or f.severity <= Severity.INFO or sf.root is None:
+        return f
+    at = _offset(sf, f.line, f.column)
+    read = sf.root.named_descendant_for_byte_range(at, at + len(_CUDA_READ))
+    while read is not None and read.type != "attribute":
+        read = read.parent
+    if read is None or read.text != _CUDA_READ:
+        return f
+    # a clause of a boolean test with a hip twin
+    clause, top = read, None
+    while clause.parent is not None and clause.parent.type not in ("boolean_operator", "block", "module") \
+            and clause.parent.type not in _SCOPES:
+        clause = clause.parent
+    if clause.parent is not None and clause.parent.type == "boolean_operator":
+        top = clause.parent
+        while top.parent is not None and top.parent.type in ("boolean_operator", "parenthesized_expression"):
+            top = top.parent
+        twin = b" ".join((clause.text or b"").split()).replace(_CUDA_READ, b"torch.version.hip")
+        from porter.source.parse_queries import walk_descendants
+        for node in walk_descendants(top, frozenset({clause.type})):
+            if b" ".join((node.text or b"").split()) == twin:
+                return _as_info(f, "hip_twin", f"the test at line {top.start_point[0] + 1} reads torch.version.hip "
+                                               f"the same way (`{twin.decode('utf-8', 'replace')}`): it tells the "
+                                               "two builds apart")
+    # the test of an `if` that leaves the block on None (`if torch.version.cuda is None: return (0, 0)`)
+    test = read.parent
+    while test is not None and test.type in ("parenthesized_expression", "comparison_operator", "not_operator"):
+        test = test.parent
+    if test is not None and test.type == "if_statement" and _leaves_on_none(test):
+        return _as_info(f, "none_returned", f"the test at line {test.start_point[0] + 1} returns when "
+                                            "torch.version.cuda is None (the ROCm build)")
+    # after the block was left on None
+    node = read
+    while node is not None and node.type not in _SCOPES:
+        parent = node.parent
+        if parent is not None and parent.type in ("block", "module"):
+            before = node.prev_named_sibling
+            while before is not None:
+                if _leaves_on_none(before):
+                    return _as_info(f, "none_returned", f"line {before.start_point[0] + 1} returns when "
+                                                        "torch.version.cuda is None (the ROCm build) before this read")
+                before = before.prev_named_sibling
+        node = parent
+    return f
+
+
+# 8r. A build variable (BLD006) a test only checks or stages: in a test module (under a `test`/`tests` directory, or
+# named test_*.py, *_test.py, conftest.py), a hit inside an `assert`, in the arguments of an environment patch
+# (`mock.patch.dict(os.environ, {"CUDAARCHS": "80"})`, `monkeypatch.setenv/delenv(...)`), or naming the variable an
+# `os.environ.pop(...)` removes, is the test's fixture: the code under test decides the flags, and its own hits are
+# the port items (data `test_fixture`). Kept open: a test that builds (a `load()`/`load_inline()` call's
+# `extra_cuda_cflags`, an `os.environ[...] = ...` write before a JIT build) and the same shapes outside tests.
+TEST_FIXTURE_RULES = frozenset({"BLD006"})
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+_ENV_PATCH = re.compile(rb"(?:\bpatch\.dict|\bmonkeypatch\.(?:setenv|delenv)|\benviron\.pop)$")
+
+
+def test_fixture(f: Draft, sf: SourceFile) -> Draft:
+    """BLD006 at info in a test module's assertion or environment patch (step 8r)."""
+    if f.rule not in TEST_FIXTURE_RULES or f.severity <= Severity.INFO or sf.root is None \
+            or not _TEST_PATH.search(sf.path):
+        return f
+    at = _offset(sf, f.line, f.column)
+    node = sf.root.named_descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type not in _SCOPES and node.type not in ("block", "module"):
+        if node.type == "assert_statement":
+            return _as_info(f, "test_fixture", f"in the test's assertion at line {node.start_point[0] + 1}: the "
+                                               "code under test decides the flags")
+        if node.type == "call":
+            fn = node.child_by_field_name("function")
+            if fn is not None and _ENV_PATCH.search(fn.text or b""):
+                return _as_info(f, "test_fixture", f"in the test's environment patch at line "
+                                                   f"{node.start_point[0] + 1} "
+                                                   f"(`{fn.text.decode('utf-8', 'replace')}`): the code under test "
+                                                   "decides the flags")
+        node = node.parent
     return f

@@ -601,6 +601,8 @@ def _vendor_keyed_entries(root, data: bytes) -> list[Span]:
     ROCm entry is the port of the CUDA one (the span's line is the ROCm key's). A table with CUDA keys only is
     left as it is: nothing there serves the ROCm build."""
     out: list[Span] = []
+    # the name such a dict literal is bound to -> (its scope, the ROCm key's line, where the literal ends)
+    tables: dict[bytes, tuple] = {}
     for node in descendants(root, ("dictionary", "argument_list"), lang="python"):
         if node.type == "argument_list":
             call = node.parent
@@ -624,7 +626,31 @@ def _vendor_keyed_entries(root, data: bytes) -> list[Span]:
         if rocm_line is None or not any(side == CUDA for side, _ in sides):
             continue
         out.extend(_span(e, side, rocm_line) for side, e in sides if side is not None)
+        bound = node.parent if node.type == "dictionary" else None
+        name = bound.child_by_field_name("left") if bound is not None and bound.type == "assignment" else None
+        if name is not None and name.type == "identifier":
+            tables[name.text] = (_scope_of(bound), rocm_line, bound.end_point)
+    # an entry the same scope adds to such a table afterwards (SimpleTuner's `extras_require["cuda-nightly"] =
+    # get_cuda_nightly_dependencies()` under `if not _is_building_dist:`): that vendor's side of the table too
+    for node in descendants(root, ("assignment",), lang="python") if tables else ():
+        left = node.child_by_field_name("left")
+        table = left.child_by_field_name("value") if left is not None and left.type == "subscript" else None
+        key = left.child_by_field_name("subscript") if table is not None else None
+        if table is None or table.text not in tables or key is None or key.type != "string" \
+                or tables[table.text][0] != _scope_of(node) or node.start_point < tables[table.text][2]:
+            continue
+        m = _py_vendor_key().match(key.text.decode("utf-8", "replace").strip("\"'"))
+        if m is not None:
+            out.append(_span(node, ROCM if m.group(1) else CUDA, tables[table.text][1]))
     return out
+
+
+def _scope_of(node):
+    """The function, class or module whose names `node`'s statement binds."""
+    scope = node.parent
+    while scope is not None and scope.type not in ("function_definition", "class_definition", "module"):
+        scope = scope.parent
+    return scope
 
 
 # A setting's name whose words name CUDA, and the ROCm words a twin setting puts in its place or beside one of its

@@ -507,7 +507,9 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
     return None if b"\0" in data[:8192] else data
 
 
-FACTS_VERSION = b"portaware-facts-31"
+# 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
+# vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
+FACTS_VERSION = b"portaware-facts-32"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
