@@ -98,6 +98,15 @@ SMI_RULES = frozenset({"PYT006"})
 ROCM_TOOL = re.compile(rb"\b(?:rocm-smi|amd-smi)\b")
 
 
+def _open_node(f: Draft, sf: SourceFile, rules: frozenset[str]):
+    """The syntax node at finding `f` when it is an open (above info) finding of one of `rules` in a parsed file, else
+    None: where every Python context step below starts."""
+    if f.rule not in rules or f.severity <= Severity.INFO or sf.root is None:
+        return None
+    at = _offset(sf, f.line, f.column)
+    return sf.root.named_descendant_for_byte_range(at, at + 1)
+
+
 def dual_probe(f: Draft, sf: SourceFile) -> Draft:
     """PYT006 at info inside a Python function whose code also names rocm-smi or amd-smi (step 5l)."""
     if f.rule not in SMI_RULES or f.severity <= Severity.INFO or sf.root is None:
@@ -488,10 +497,9 @@ PROBED_DTYPE_RULES = frozenset({"QNT003", "QNT004"})
 
 def probed_dtype(f: Draft, sf: SourceFile) -> Draft:
     """The finding at info when its `mod.name` is the value of `mod.name if hasattr(mod, "name") else other`."""
-    if f.rule not in PROBED_DTYPE_RULES or f.severity <= Severity.INFO or sf.root is None:
+    node = _open_node(f, sf, PROBED_DTYPE_RULES)
+    if node is None:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
     attr = node.parent if node is not None else None
     cond = attr.parent if attr is not None and attr.type == "attribute" else None
     if cond is None or cond.type != "conditional_expression" or not cond.named_children \
@@ -596,10 +604,9 @@ _ENV_READ = re.compile(rb"(?:\bos\.getenv|\bgetenv|\benviron\.get)$")
 
 def env_default(f: Draft, sf: SourceFile) -> Draft:
     """BLD006 at info on the name argument of an environment read that has a default (module doc, step 8c)."""
-    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+    node = _open_node(f, sf, ENV_DEFAULT_RULES)
+    if node is None:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
     while node is not None and node.type != "string":
         node = node.parent
     if node is None or node.parent is None:
@@ -633,10 +640,9 @@ _ARCH_NUMBER = re.compile(rb"\d+\.\d+|sm_?\d+|compute_\d+")
 
 def own_arch(f: Draft, sf: SourceFile) -> Draft:
     """BLD006 at info on an environment write of a value its function derives from get_device_capability (8i)."""
-    if f.rule not in ENV_DEFAULT_RULES or f.severity <= Severity.INFO or sf.root is None:
+    node = _open_node(f, sf, ENV_DEFAULT_RULES)
+    if node is None:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
     while node is not None and node.type not in ("assignment", "function_definition", "module"):
         node = node.parent
     if node is None or node.type != "assignment":
@@ -790,10 +796,9 @@ DTYPE_TABLE_RULES = frozenset({"QNT004"})
 
 def dtype_table(f: Draft, sf: SourceFile) -> Draft:
     """QNT004 at info on a dict literal's value under a string key naming the same dtype (step 8k)."""
-    if f.rule not in DTYPE_TABLE_RULES or f.severity <= Severity.INFO or sf.root is None:
+    node = _open_node(f, sf, DTYPE_TABLE_RULES)
+    if node is None:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
     attr = node.parent if node is not None and node.parent is not None and node.parent.type == "attribute" else node
     pair = attr.parent if attr is not None else None
     if attr is None or pair is None or pair.type != "pair" or pair.parent is None or pair.parent.type != "dictionary":
@@ -952,10 +957,9 @@ def _returns_fnuz(block) -> bool:
 
 def fnuz_arm(f: Draft, sf: SourceFile) -> Draft:
     """QNT004 at info after (or in the else of) an arm that returns the FNUZ dtype on the ROCm build (step 8p)."""
-    if f.rule not in FNUZ_ARM_RULES or f.severity <= Severity.INFO or sf.root is None:
+    node = _open_node(f, sf, FNUZ_ARM_RULES)
+    if node is None:
         return f
-    at = _offset(sf, f.line, f.column)
-    node = sf.root.named_descendant_for_byte_range(at, at + 1)
     while node is not None and node.type not in _SCOPES:
         parent = node.parent
         if parent is not None and parent.type == "else_clause" and parent.parent is not None \
