@@ -287,7 +287,7 @@ def module_facts(path: str, data: bytes, sf: SourceFile, findings: bool) -> Modu
 def read_together(facts: Mapping[str, ModuleFacts], targets: Iterable[str]) -> Joined:
     """The project's imports read for the Python files `targets` (the ones with findings), from every Python file's
     ModuleFacts (`facts`: path -> facts; a file missing from it is one the scan could not read)."""
-    targets = [t for t in targets if t in facts and facts[t].readings or t in facts and facts[t].uses]
+    targets = [t for t in targets if t in facts and facts[t].readings]  # no reading: nothing to join
     if not targets:
         return Joined({}, {})
     modules = module_paths(sorted(facts))
