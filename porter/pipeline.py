@@ -42,6 +42,7 @@ from porter.match import refine_helpers, refine_standard, refine_vectors
 from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
+from porter.portaware import pymodules
 from porter.portaware.scope import rocm_path_evidence
 from porter.model import FileResult, Finding, ScanResult, ScanStats, Severity, Skipped, Status
 from porter.model.report import AsmHelpers
@@ -1673,6 +1674,9 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
             named = {line for x in (*kern, *helpers) if x.facts is not None for _, line in x.facts.feature_lines}
             port = dataclasses.replace(port, finding_lines=tuple(sorted(
                 {(n, sf.line_text(n)) for n in {f.line for f in findings} | named})))
+    # The cross-module Python guard reading's part of this file (porter.portaware.pymodules), from this read and
+    # parse: port status joins the project's modules from these and reads none of them again.
+    py_module = pymodules.module_facts(path, data, sf, bool(findings or kern)) if language == "python" else None
     asm_helpers = None
     asm_lines = sorted({f.line for f in findings if f.rule == refine_helpers.RULE}) if language == "cuda" else ()
     if asm_lines and parses_alike(data, st.macros):
@@ -1700,6 +1704,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         vectors=refine_vectors.file_facts(sf, next(
             (r for r in rules if r.id == refine_vectors.USE_RULE), None)) if language == "cuda" else None,
         asm_helpers=asm_helpers,
+        py_module=py_module,
     )
 
 

@@ -163,3 +163,30 @@ def test_following_vector_operators_across_includes_reads_and_parses_no_file_aga
     assert [(f.path, f.line) for f in result.findings if f.rule == "API009"] == [("vec.h", 2)]
     assert reads() == {p: 1 for p in sorted(VECTORS)}
     assert parses() == {p: 1 for p in sorted(VECTORS)}
+
+
+def test_a_guard_another_module_establishes_is_read_from_the_scans_own_read(tmp_path, reads):
+    """The cross-module Python guard reading (porter.portaware.pymodules) joins each module's facts the scan took
+    (FileResult.py_module): the JIT build in mods/build.py reads handled by dispatch.py's guard on a cold scan, a
+    cached one and a warm git scan that reads nothing, and no scan reads a file twice."""
+    from pathlib import Path
+
+    mods = Path(__file__).resolve().parent.parent / "fixtures" / "dualpy_s30" / "mods"
+    files = {str(p.relative_to(mods.parent)): p.read_text() for p in sorted(mods.rglob("*.py"))}
+    repo = make_repo(tmp_path / "r", files)
+
+    def handled(source, **how) -> list[tuple[str, int, str | None]]:
+        result = run(source, Settings(jobs=1, targets=("mi300x",), **how)).result
+        return [(f.path, f.line, f.handled_by) for f in result.findings if f.path in ("mods/build.py",
+                                                                                        "mods/dispatch.py")]
+
+    expected = [("mods/build.py", 6, "mods/dispatch.py:24"), ("mods/build.py", 11, None),
+                ("mods/build.py", 16, None), ("mods/dispatch.py", 19, None),
+                ("mods/dispatch.py", 21, "mods/dispatch.py:18"), ("mods/dispatch.py", 23, None)]
+    once = {p: 1 for p in sorted(files)}
+    assert handled(repo, cache_dir=None) == expected
+    assert reads() == once
+    assert handled(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache") == expected
+    assert reads() == once
+    assert handled(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache") == expected
+    assert reads() == {}

@@ -494,9 +494,10 @@ def _aggregate_task(files, memo, rocm_macros) -> RepositoryFacts:
 def _work(r) -> tuple:
     # A header's device helpers count: kernels in other files take their facts (porter.kernels.callgraph), through
     # its type aliases too; so do a Python module's jit functions (porter.kernels.triton_imports), and its vector
-    # facts (porter.match.refine_vectors).
+    # facts (porter.match.refine_vectors), and a Python module's part of the cross-module guard reading
+    # (porter.portaware.pymodules: port status reads other modules' rows from it).
     return (r.language, r.findings, r.suppressed, r.kernels, r.launches, r.skipped, r.parse_error_lines, r.helpers,
-            r.includes, r.type_aliases, r.triton_helpers, r.launchers, r.passed, r.vectors)
+            r.includes, r.type_aliases, r.triton_helpers, r.launchers, r.passed, r.vectors, r.py_module)
 
 
 def summarise(result, targets: tuple[Target, ...], model, assess: Callable) -> dict[str, Any]:

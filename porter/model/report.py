@@ -42,6 +42,37 @@ class AsmHelpers:
 
 
 @dataclass(frozen=True)
+class ImportReading:
+    """One call of a name a Python file imports (`checks.cuda_capability_compare`, `is_fp8_compile_supported`) read
+    as a CUDA test in that file (porter.portaware.pymodules): the file's spans then (as PortFacts.spans), and apart
+    the spans that also read the file's public names as private ones (`public`), with the public names whose
+    definitions those spans hold (`defines`): they hold only when no other module mentions those names."""
+
+    call: str
+    spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
+    public: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
+    defines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """One Python file's part of the cross-module guard reading (porter.portaware.pymodules.module_facts), taken
+    from the scan's own read and parse so port status joins the project's modules without reading a file again."""
+
+    # its module-level functions whose value no ROCm build finds true (guards.cuda_only_functions), sorted
+    cuda_only: tuple[str, ...] = ()
+    # its module-level functions as (name, first line, last line)
+    functions: tuple[tuple[str, int, int], ...] = ()
+    # the sorted CRC-32s of the words its bytes hold, as base64 of their 32-bit array (a name's mentions)
+    words: str = ""
+    # a file with findings only: its imports as written (bound name, dotted module, imported name or "" for a
+    # module), each name it imports by name with the (line, column) of its every use, and its readings
+    imports: tuple[tuple[str, str, str], ...] = ()
+    uses: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    readings: tuple[ImportReading, ...] = ()
+
+
+@dataclass(frozen=True)
 class PortFacts:
     """What the port-status stage reads from one file (porter.portaware.status.file_facts), as plain values so they
     are cached with the file's result or by the file's content. A C/C++/CUDA file gives its directives, toolkit
@@ -164,6 +195,8 @@ class FileResult:
     # For the unused-PTX-helper pass (porter.match.refine_helpers): None when the file holds no DEV001 finding, or
     # the scan's parse is not the one that pass makes (the repository's macros change the parser's input).
     asm_helpers: AsmHelpers | None = None
+    # For the cross-module Python guard reading (porter.portaware.pymodules): None for other languages
+    py_module: ModuleFacts | None = None
 
 
 @dataclass(frozen=True)

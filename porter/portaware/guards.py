@@ -396,6 +396,9 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
             return CUDA, True
         if t == "call" and text.endswith("()") and text[:-2] in paired:
             return CUDA, False
+        if t == "identifier" and text in paired:
+            # a name the file binds once to a test true on the CUDA build only (_test_names)
+            return CUDA, False
         name = text[:-2] if text.endswith("()") else text
         if "(" in name or "[" in name:
             return None, False
@@ -403,6 +406,76 @@ def _py_side(node, data: bytes, paired: frozenset[str] = frozenset(),
             return CUDA, False
         return name_side(name, python=True), True
     return None, False
+
+
+def cuda_only_functions(root, data: bytes) -> frozenset[str]:
+    """The module-level functions of a Python module whose value no ROCm build finds true, for other modules that
+    import them (porter.portaware.pymodules): the file's own CUDA predicates (`is_cuda()` beside `is_hip()`, a solo
+    `is_nvidia_cuda()`), a function whose body is one `return` of a CUDA-only test, and one that first leaves with
+    None or False unless the CUDA build runs (QuantumAttention's `cuda_capability_compare(op, major, minor)`: `if not
+    is_nvidia_cuda(): return None`, then the capability compared): whatever it compares after that, ROCm gets None."""
+    if root is None or not PY_PREDICATE_HINT.search(data):
+        return frozenset()
+    paired, _ = _predicate_bodies(root, _paired_cuda_predicates(data) | _solo_cuda_predicates(root, data))
+    out = set(paired)
+    for node in root.named_children:
+        fn = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if fn is None or fn.type != "function_definition":
+            continue
+        name, body = fn.child_by_field_name("name"), fn.child_by_field_name("body")
+        if name is None or body is None:
+            continue
+        stmts = [c for c in body.named_children if c.type != "comment" and not (
+            c.type == "expression_statement" and c.named_child_count == 1 and c.named_children[0].type == "string")]
+        if not stmts:
+            continue
+        first = stmts[0]
+        if len(stmts) == 1 and first.type == "return_statement" and first.named_children \
+                and _py_side(first.named_children[0], data, paired)[0] == CUDA:
+            out.add(name.text.decode("utf-8", "replace"))
+            continue
+        cond = first.child_by_field_name("condition") if first.type == "if_statement" else None
+        then = first.child_by_field_name("consequence") if cond is not None else None
+        if cond is None or then is None or len(stmts) < 2 \
+                or any(c.type in ("elif_clause", "else_clause") for c in first.children):
+            continue
+        last = then.named_children[-1] if then.named_children else None
+        if last is None or last.type != "return_statement" or (
+                last.named_children and last.named_children[0].type not in ("none", "false")):
+            continue
+        side, pure = _py_side(cond, data, paired)
+        if side == "!" + ROCM or side == ROCM and pure:
+            out.add(name.text.decode("utf-8", "replace"))
+    return frozenset(out)
+
+
+def _test_names(root, data: bytes, paired: frozenset[str]) -> frozenset[str]:
+    """Names the file binds once, to a test true on the CUDA build only (`use_tk = (config.enabled and
+    checks.cuda_capability_compare("ge", 9, 0) and ...)`, the capability test returning None off NVIDIA's build):
+    `if use_tk:` is that test. A name bound more than once anywhere in the file, or declared global, is left."""
+    count: dict[bytes, int] = {}
+    value: dict[bytes, object] = {}
+    for node in descendants(root, ("assignment", "augmented_assignment", "global_statement", "parameters",
+                                   "for_statement", "as_pattern", "named_expression"), lang="python"):
+        left = node.child_by_field_name("left")
+        if node.type in ("parameters", "as_pattern", "named_expression"):
+            left = node  # a parameter, a `with ... as` or `except ... as` target, a walrus: bound there too
+        if node.type in ("global_statement", "parameters", "as_pattern", "named_expression"):
+            for n in descendants(node, ("identifier",), lang="python"):
+                count[n.text] = count.get(n.text, 0) + 2
+            continue
+        if left is None or left.type != "identifier" or node.type == "for_statement":
+            for n in descendants(left, ("identifier",), lang="python") if left is not None else ():
+                count[n.text] = count.get(n.text, 0) + 2
+            continue
+        count[left.text] = count.get(left.text, 0) + (1 if node.type == "assignment" else 2)
+        value[left.text] = node.child_by_field_name("right")
+    out = set()
+    for name, n in count.items():
+        right = value.get(name)
+        if n == 1 and right is not None and _py_side(right, data, paired)[0] == CUDA:
+            out.add(name.decode("utf-8", "replace"))
+    return frozenset(out)
 
 
 def python_rocm_test(node, data: bytes) -> bool:
@@ -501,10 +574,16 @@ def _py_selectors(root, data: bytes) -> frozenset[str]:
     return frozenset(out)
 
 
-def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
+def python_spans(data: bytes, path: str = "x.py", sf=None, external: frozenset[str] = frozenset(),
+                 local: frozenset[str] = frozenset()) -> list[Span]:
     """Branches of Python `if`/`elif`/`else` and conditional expressions a vendor check confines to one build.
     Kept on a given parse (`sf.cache`) for its own bytes: refine's step 8n and the port-status stage read the same
-    file's spans from one parse."""
+    file's spans from one parse. `external`: how the file spells calls of the CUDA-only predicates other modules of
+    the project define (`checks.cuda_capability_compare`; porter.portaware.pymodules); `local`: the file's public
+    module-level names no other module of the project mentions, read as its private ones are. Both are the
+    project's facts, not the file's, so a reading with them is not kept on the parse."""
+    if external or local:
+        return _python_spans(data, path, sf, external, local)
     if sf is not None and sf.data is data:
         cached = sf.cache.get("guards.python_spans")
         if cached is None:
@@ -513,9 +592,13 @@ def python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     return _python_spans(data, path, sf)
 
 
-def _python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
+def _python_spans(data: bytes, path: str = "x.py", sf=None, external: frozenset[str] = frozenset(),
+                  local: frozenset[str] = frozenset()) -> list[Span]:
     sf = sf or parse(path, "python", data)
     paired, out = _predicate_bodies(sf.root, _paired_cuda_predicates(data) | _solo_cuda_predicates(sf.root, data))
+    paired = paired | external
+    if external:
+        paired = paired | _test_names(sf.root, data, paired)
     out.extend(_function_twins(sf.root))
     selectors = _py_selectors(sf.root, data) if ROCM_WORD.search(data) else frozenset()
     for node in descendants(sf.root, _PY_BRANCHES, lang="python"):
@@ -582,8 +665,12 @@ def _python_spans(data: bytes, path: str = "x.py", sf=None) -> list[Span]:
     if any(sp.side == ROCM for sp in out):
         out.extend(_cuda_only_helpers(sf.root, out, ROCM))
     if any(sp.side == CUDA for sp in out):
-        out.extend(_cuda_only_helpers(sf.root, out))
-        out.extend(_cuda_only_variables(sf.root, out, script=path.rsplit("/", 1)[-1] == "setup.py"))
+        out.extend(_cuda_only_helpers(sf.root, out, local=local))
+        out.extend(_cuda_only_variables(sf.root, out, script=path.rsplit("/", 1)[-1] == "setup.py", local=local))
+        if local:
+            # a module-level value only CUDA-side code reads can hand a function on (`choice =
+            # ExternKernelChoice(kernel_fn)` read only under `if use_tk:`): its helpers once more
+            out.extend(_cuda_only_helpers(sf.root, out, local=local))
     if ROCM_WORD.search(data) and b"#" in data:
         out.extend(_embedded_arms(sf.root))
     return out
@@ -865,7 +952,7 @@ def _embedded_arms(root) -> list[Span]:
     return out
 
 
-def _cuda_only_helpers(root, spans: list[Span], side: str = CUDA) -> list[Span]:
+def _cuda_only_helpers(root, spans: list[Span], side: str = CUDA, local: frozenset[str] = frozenset()) -> list[Span]:
     """A module's private function (`def _compile_with_cache_cuda`) whose every use in the file is CUDA-side code
     (the `else` of `if runtime.is_hip:`, or another such helper) runs on the CUDA build only: its whole definition is
     a CUDA-side span, with the vendor check that confines its first use as the line. Private names only (a leading
@@ -888,7 +975,7 @@ def _cuda_only_helpers(root, spans: list[Span], side: str = CUDA) -> list[Span]:
             if text.startswith("_") and not text.startswith("__") or not _AMD_PARTS.isdisjoint(_parts(text)):
                 defs[text] = (node, name)
         elif text.startswith("_") and not text.startswith("__") or _py_cuda_word().search(text) or \
-                "nv" in text.lower().split("_"):
+                "nv" in text.lower().split("_") or text in local:
             defs[text] = (node, name)
     if not defs:
         return []
@@ -928,9 +1015,10 @@ _PY_NOT_READ = {("keyword_argument", "name"), ("attribute", "attribute"), ("defa
                 ("typed_default_parameter", "name"), ("parameters", None), ("lambda_parameters", None)}
 
 
-def _scope_statements(block):
+def _scope_statements(block, handing: frozenset[str] = frozenset()):
     """The assignment statements `name = value` of one scope (a module or a function body), in nested blocks too
-    (`if`, `for`, `with`, `try`) but not in nested functions or classes, which bind their own names."""
+    (`if`, `for`, `with`, `try`) but not in nested functions or classes, which bind their own names. For a name in
+    `handing` also one whose value is a call that hands a function on (_hands_on)."""
     stack = list(reversed(block.named_children))
     while stack:
         node = stack.pop()
@@ -940,10 +1028,23 @@ def _scope_statements(block):
             inner = node.named_children[0]
             left = inner.child_by_field_name("left") if inner.type == "assignment" else None
             right = inner.child_by_field_name("right") if left is not None else None
-            if left is not None and left.type == "identifier" and right is not None and _effect_free(right):
+            if left is not None and left.type == "identifier" and right is not None and (
+                    _effect_free(right) or left.text.decode("utf-8", "replace") in handing and _hands_on(right)):
                 yield left.text.decode("utf-8", "replace"), node, left
             continue
         stack.extend(reversed(node.named_children))
+
+
+def _hands_on(value) -> bool:
+    """Whether `value` is one call whose arguments are effect-free and name something (`ExternKernelChoice(kernel_fn,
+    name="...")`, `functools.partial(fn, 2)`): it wraps what it is handed, which runs when the wrapper's reader calls
+    it. Read only for a module's name no other module mentions (pymodules): there the wrapper's readers are all in
+    the file."""
+    args = value.child_by_field_name("arguments") if value.type == "call" else None
+    fn = value.child_by_field_name("function") if args is not None else None
+    if fn is None or not _effect_free(fn) or not _effect_free(args):
+        return False
+    return any(a.type == "identifier" for a in args.named_children)
 
 
 def _effect_free(value) -> bool:
@@ -982,7 +1083,8 @@ def _reads(block, names: set[bytes], bound: set[int]) -> dict[bytes, list[Pos]]:
     return out
 
 
-def _cuda_only_variables(root, spans: list[Span], script: bool = False) -> list[Span]:
+def _cuda_only_variables(root, spans: list[Span], script: bool = False,
+                         local: frozenset[str] = frozenset()) -> list[Span]:
     """A variable whose every read is CUDA-side code is CUDA-side where it is assigned: fused-ssim's
     `fallback_archs = ["-gencode=arch=compute_75,code=sm_75", ...]`, defined before `if torch.version.hip:` and
     extended into the nvcc flags only in its `else`. Python binds a name in the scope that assigns it (the Python
@@ -1008,14 +1110,14 @@ def _cuda_only_variables(root, spans: list[Span], script: bool = False) -> list[
     out: list[Span] = []
     for block, module in scopes:
         assigned: dict[str, list] = {}
-        for name, statement, target in _scope_statements(block):
+        for name, statement, target in _scope_statements(block, local if module else frozenset()):
             assigned.setdefault(name, []).append((statement, target))
         if not assigned:
             continue
         declared = {n.text.decode("utf-8", "replace") for stmt in descendants(
             block, ("global_statement", "nonlocal_statement"), lang="python") for n in stmt.named_children}
         wanted = {name for name in assigned if name not in declared and (
-            not module or script or name.startswith("_") and not name.startswith("__"))}
+            not module or script or name.startswith("_") and not name.startswith("__") or name in local)}
         if not wanted:
             continue
         bound = {target.id for name in wanted for _, target in assigned[name]}

@@ -119,6 +119,7 @@ from porter.portaware.compat import (CompatLayer, aliases, implements_cuda_api, 
                                      mapped_definitions)
 from porter.source.discover import HEADER_SUFFIXES
 from porter.portaware.guards import CPP_PREDICATE_HINT, PY_PREDICATE_HINT, ROCM_WORD, Span, cpp_spans, python_spans
+from porter.portaware.pymodules import read_together
 from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_components, backend_twins, build_sides,
                                     build_twin,
                                     cmake_compile_definitions,
@@ -265,6 +266,9 @@ class PortMap:
     # twinned file for file that has no twin of its own, or a kernel its twin file does not define (_unported): there
     # neither the file's twin or component nor a CUDA arm of the file's own with no ROCm arm beside it is evidence
     unported: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    # per Python file: its functions only CUDA-side code of another module calls (first line, last line, "path:line"
+    # of the guard confining the calls; porter.portaware.pymodules): they run on the CUDA build only
+    callers: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # per CUDA file whose definitions a ROCm-side file defines again (_definition_twins): (the twin's path, the
     # (first, last, name) of each of its own definitions the twin lacks); consulted only where nothing else decides
     definition_twins: dict[str, tuple[str, tuple[tuple[int, int, str], ...]]] = field(default_factory=dict)
@@ -370,6 +374,9 @@ class PortMap:
             for n, a, m, b in self.language_spans.get(path, ()):
                 if (n, a) <= (line, column) < (m, b):
                     return Status.HANDLED, self.cuda_language
+        for start, end, guard in self.callers.get(path, ()) if not breaks else ():
+            if start <= line <= end:
+                return Status.HANDLED, guard
         best = None
         for sp in self.spans.get(path, ()) if not breaks else ():
             if sp.holds((line, column)) and (best is None or sp.start >= best.start):
@@ -509,7 +516,8 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 
 # 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
 # vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
-FACTS_VERSION = b"portaware-facts-32"
+# 33: session 30 (xmod) reads Python guards across modules (porter.portaware.pymodules; guards' CUDA-only functions).
+FACTS_VERSION = b"portaware-facts-33"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -1386,6 +1394,17 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             if toolkit and ev is not None:
                 pm.toolkit_arms[path] = toolkit
 
+    # A Python guard one module establishes and another tests (porter.portaware.pymodules): the importing files'
+    # spans read with the other modules' CUDA-only functions, and the functions only such code calls, joined from
+    # each Python file's facts the scan took (FileResult.py_module); no file is read here.
+    modules = {r.path: r.py_module for r in result.files
+               if r.py_module is not None and r.language == "python" and files.get(r.path) is not None
+               and files[r.path].language == "python"}
+    if modules:
+        together = read_together(modules, sorted(p for p in with_findings if p in modules))
+        for path, sps in together.spans.items():
+            pm.spans[path] = list(sps)
+        pm.callers.update(together.callers)
     # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
     for path in sorted(with_findings):
         c = files.get(path)
