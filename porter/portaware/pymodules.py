@@ -19,7 +19,8 @@ imports, reading the project's text and never importing it, and gives port statu
 Each file is read once, in the scan. `module_facts` computes a file's own part from the bytes and parse the scan
 holds (FileResult.py_module, cached with the file's result): the CUDA-only functions it defines, its module-level
 functions, the words it mentions, and for a file with findings its imports as written, where it uses each name it
-imports, and its spans read once per imported call in a test position taken as a CUDA test. Which file an import
+imports, and the spans its imported calls in test positions add when read as CUDA tests (all at once), grouped by
+the calls each span's check tests. Which file an import
 names, whether that call is CUDA-only there and whether another module mentions a name need the other files:
 `read_together` joins the files' facts at port status and reads no file.
 
