@@ -165,10 +165,13 @@ def test_a_modules_own_part_is_computed_from_its_bytes_alone():
                            ("load_shared_module", ".build", "load_shared_module"))
     assert got.uses == (("checks", ((20, 13), (23, 30))), ("load_ampere_module", ((27, 16),)),
                         ("load_hopper_module", ((10, 12),)), ("load_shared_module", ((28, 12), (33, 16))))
-    assert [(r.call, r.spans, r.public, r.defines) for r in got.readings] == [
-        ("checks.cuda_capability_compare", (((21, 13), (21, 43), CUDA, 18), ((25, 9), (25, 37), CUDA, 24)),
-         (((9, 1), (10, 43), CUDA, 24), ((13, 1), (13, 60), CUDA, 24)), ("hopper_choice", "hopper_forward")),
-        ("checks.capability_compare", (((23, 72), (23, 102), CUDA, 23), ((27, 9), (27, 47), CUDA, 26)), (), ())]
+    # both calls read as CUDA tests at once, the spans they add grouped by the call each span's check tests
+    # (line 24's `if use_hopper:` through use_hopper's value), each an `and` chain: that one call suffices
+    assert [(r.calls, r.spans, r.public, r.defines, r.any_of) for r in got.readings] == [
+        (("checks.capability_compare",), (((23, 72), (23, 102), CUDA, 23), ((27, 9), (27, 47), CUDA, 26)), (), (),
+         True),
+        (("checks.cuda_capability_compare",), (((21, 13), (21, 43), CUDA, 18), ((25, 9), (25, 37), CUDA, 24)),
+         (((9, 1), (10, 43), CUDA, 24), ((13, 1), (13, 60), CUDA, 24)), ("hopper_choice", "hopper_forward"), True)]
     data = (FIXTURE / "mods/utils/checks.py").read_bytes()
     got = module_facts("mods/utils/checks.py", data, parse("mods/utils/checks.py", "python", data), False)
     assert got is not None
@@ -178,9 +181,10 @@ def test_a_modules_own_part_is_computed_from_its_bytes_alone():
 
 
 def test_a_public_name_another_module_mentions_keeps_its_spans_out():
-    """read_together: dispatch.py's reading holds its own spans, but hopper_forward's and hopper_choice's only while
-    no other module mentions them; once uses_shared.py names hopper_forward, build.load_hopper_module's only caller
-    is no longer CUDA-side code, so no caller is recorded for build.py."""
+    """read_together: the spans dispatch.py's cuda_capability_compare reading adds (not capability_compare's: not
+    CUDA-only), hopper_forward's and hopper_choice's only while no other module mentions them; once uses_shared.py
+    names hopper_forward, build.load_hopper_module's only caller is no longer CUDA-side code, so no caller is
+    recorded for build.py."""
     from porter.portaware.pymodules import module_facts, read_together
     from porter.source.parse import parse
 
@@ -199,3 +203,32 @@ def test_a_public_name_another_module_mentions_keeps_its_spans_out():
     assert got.callers == {}
     assert sorted((sp.start, sp.end, sp.line) for sp in got.spans["mods/dispatch.py"]) == [
         ((21, 13), (21, 43), 18), ((25, 9), (25, 37), 24)]
+
+
+def test_an_or_with_a_call_that_is_not_cuda_only_keeps_its_branch_open():
+    """Every imported call in a test is read as a CUDA test at once; each added span keeps the calls its check
+    tests. `helper() and checks.cuda_capability_compare(...)` is true on the CUDA build only when either call is
+    CUDA-only; `helper() or checks.cuda_capability_compare(...)` only when both are: with helper() not CUDA-only
+    the `and` branch (line 9) reads CUDA-side, the `or` branch (line 7) does not."""
+    from porter.portaware.pymodules import module_facts, read_together
+    from porter.source.parse import parse
+
+    texts = {
+        "mods/utils/checks.py": (FIXTURE / "mods/utils/checks.py").read_bytes(),
+        "mods/other.py": b"def helper():\n    return True\n",
+        "mods/use.py": (b"from .utils import checks\nfrom .other import helper\n\n\ndef f(x):\n"
+                        b"    if helper() or checks.cuda_capability_compare('ge', 9, 0):\n"
+                        b"        return x.to(torch.float8_e4m3fn)\n"
+                        b"    if helper() and checks.cuda_capability_compare('ge', 9, 0):\n"
+                        b"        return x.to(torch.float8_e4m3fn)\n"),
+    }
+    facts = {p: module_facts(p, d, parse(p, "python", d), p == "mods/use.py") for p, d in texts.items()}
+    use = facts["mods/use.py"]
+    assert use is not None
+    assert [(r.calls, [(s[0], s[3]) for s in r.spans], r.any_of) for r in use.readings] == [
+        (("checks.cuda_capability_compare", "helper"), [((7, 9), 6)], False),
+        (("checks.cuda_capability_compare", "helper"), [((9, 9), 8)], True),
+        # the capability call itself, right of `helper() and`: evaluated only where helper() is true
+        (("helper",), [((8, 21), 8)], True)]
+    got = read_together({p: f for p, f in facts.items() if f is not None}, ["mods/use.py"])
+    assert [(sp.start, sp.line) for sp in got.spans["mods/use.py"]] == [((9, 9), 8)]

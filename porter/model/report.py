@@ -43,15 +43,18 @@ class AsmHelpers:
 
 @dataclass(frozen=True)
 class ImportReading:
-    """One call of a name a Python file imports (`checks.cuda_capability_compare`, `is_fp8_compile_supported`) read
-    as a CUDA test in that file (porter.portaware.pymodules): the file's spans then (as PortFacts.spans), and apart
-    the spans that also read the file's public names as private ones (`public`), with the public names whose
-    definitions those spans hold (`defines`): they hold only when no other module mentions those names."""
+    """Calls of names a Python file imports (`checks.cuda_capability_compare`, `is_fp8_compile_supported`) read as
+    CUDA tests in that file (porter.portaware.pymodules): the spans they add to the file's own (as PortFacts.spans)
+    whose checks test these calls (all must be CUDA-only, or one of them: `any_of`), and apart the spans that also read the file's
+    public names as private ones (`public`), with the public names whose definitions those spans hold (`defines`):
+    they hold only when no other module mentions those names."""
 
-    call: str
+    calls: tuple[str, ...]
     spans: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     public: tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...] = ()
     defines: tuple[str, ...] = ()
+    # the checks are `and` chains of these calls (and names bound to such chains): any one CUDA-only call suffices
+    any_of: bool = False
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ imports, reading the project's text and never importing it, and gives port statu
 Each file is read once, in the scan. `module_facts` computes a file's own part from the bytes and parse the scan
 holds (FileResult.py_module, cached with the file's result): the CUDA-only functions it defines, its module-level
 functions, the words it mentions, and for a file with findings its imports as written, where it uses each name it
-imports, and its spans read once per imported call in a test position taken as a CUDA test. Which file an import
+imports, and the spans its imported calls in test positions add when read as CUDA tests (all at once), grouped by
+the calls each span's check tests. Which file an import
 names, whether that call is CUDA-only there and whether another module mentions a name need the other files:
 `read_together` joins the files' facts at port status and reads no file.
 
@@ -35,7 +36,7 @@ import base64
 import re
 import zlib
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -53,7 +54,8 @@ _VENDOR_TEST = lazy_regex(rb"version\.(?:hip|cuda)\b|\bis_\w*(?:hip|cuda|rocm|nv
                           rb"get_current_target\(\)\.backend")
 _WORD = re.compile(rb"\w+")
 
-SpanFacts = tuple[tuple[tuple[int, int], tuple[int, int], str, int], ...]
+SpanTuple = tuple[tuple[int, int], tuple[int, int], str, int]
+SpanFacts = tuple[SpanTuple, ...]
 
 
 @dataclass(frozen=True)
@@ -231,6 +233,112 @@ def _facts_of(spans: list[Span]) -> SpanFacts:
     return tuple(sorted({(sp.start, sp.end, sp.side, sp.line) for sp in spans}))
 
 
+def _chain(node: ts.Node) -> list[ts.Node] | None:
+    """The operands of an `and` chain (parentheses dropped), or None when `node` is not one."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    op = node.child_by_field_name("operator") if node.type == "boolean_operator" else None
+    if op is None or op.type != "and":
+        return None
+    out: list[ts.Node] = []
+    for side in ("left", "right"):
+        part = node.child_by_field_name(side)
+        if part is None:
+            return None
+        out.extend(_chain(part) or [part])
+    return out
+
+
+Need = tuple[frozenset[str], bool]  # the imported calls a check tests, and whether any one of them suffices
+
+
+def _needs(root: ts.Node, calls: list[str]) -> tuple[dict[int, Need], dict[tuple[int, tuple[int, int]], Need]]:
+    """What a span's check needs of the imported calls it tests, directly or through a name bound to a value that
+    makes them (`use_tk = (... and checks.cuda_capability_compare("ge", 9, 0) ...)`, then `if use_tk:`): per line
+    of an `if`/`elif`/`while`/conditional expression, and per (line, start) of the right operand of an `and`. An
+    `and` chain of calls and such names is true on one build if any one of its calls is CUDA-only; any other test
+    needs all the calls it makes to be."""
+    spelled = {c: re.compile(r"(?<![\w.])" + re.escape(c) + r"\s*\(") for c in calls}
+    bound: dict[str, tuple[set[str], bool]] = {}
+    for node in descendants(root, ("assignment",), lang="python"):
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier":
+            value = _text(right)
+            found = {c for c, rx in spelled.items() if rx.search(value)}
+            name = _text(left)
+            if found or name in bound:
+                had = bound.get(name)
+                chain = _chain(right) is not None or right.type == "call"
+                bound[name] = ((had[0] if had else set()) | found, chain if had is None else had[1] and chain)
+
+    def need(test: ts.Node) -> Need:
+        text = _text(test)
+        got = {c for c, rx in spelled.items() if rx.search(text)}
+        anyone = True
+        for name, (cs, chain) in bound.items():
+            if cs and re.search(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", text):
+                got |= cs
+                anyone = anyone and chain
+        parts = _chain(test) or [test]
+        anyone = anyone and all(p.type in ("call", "identifier", "comparison_operator", "attribute") for p in parts) \
+            and (len(parts) > 1 or test.type in ("call", "identifier"))
+        return frozenset(got), anyone
+
+    lines: dict[int, list[Need]] = {}
+    rights: dict[tuple[int, tuple[int, int]], Need] = {}
+    for node in descendants(root, ("if_statement", "elif_clause", "while_statement", "conditional_expression",
+                                   "boolean_operator"), lang="python"):
+        line = node.start_point[0] + 1
+        if node.type == "boolean_operator":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None:
+                rights[(line, (right.start_point[0] + 1, right.start_point[1] + 1))] = need(left)
+            continue
+        if node.type == "conditional_expression":
+            test = node.named_children[1] if len(node.named_children) == 3 else None
+        else:
+            test = node.child_by_field_name("condition")
+        if test is not None:
+            lines.setdefault(line, []).append(need(test))
+    merged = {line: ns[0] if len(ns) == 1 else (frozenset().union(*(n[0] for n in ns)), False)
+              for line, ns in lines.items()}
+    return merged, rights
+
+
+def _readings(path: str, data: bytes, sf: SourceFile, calls: list[str]) -> list[ImportReading]:
+    """The spans the file's imported calls in test positions add when read as CUDA tests, all at once (one reading,
+    not one per call), grouped by the calls each span's check tests (_needs; a span no such call is found for needs
+    them all): the join keeps a group only when every call of it is CUDA-only."""
+    base = set(_facts_of(python_spans(data, path, sf)))
+    every = frozenset(calls)
+    own = python_spans(data, path, sf, every)
+    got = [s for s in _facts_of(own) if s not in base]
+    if not got or not any(s[2] == CUDA for s in got):
+        return []
+    root = sf.root
+    assert root is not None
+    public = _public_names(root)
+    more: list[tuple[tuple[int, int], tuple[int, int], str, int]] = []
+    if public:
+        seen = base | set(got)
+        more = [s for s in _facts_of(python_spans(data, path, sf, every, frozenset(public))) if s not in seen]
+    lines, rights = _needs(root, calls)
+    groups: dict[tuple[tuple[str, ...], bool], tuple[list[SpanTuple], list[SpanTuple]]] = {}
+    for i, spans in enumerate((got, more)):
+        for s in spans:
+            calls_, anyone = rights.get((s[3], s[0])) or lines.get(s[3]) or (frozenset(), False)
+            group = (tuple(sorted(calls_)), anyone) if calls_ else (tuple(sorted(calls)), False)
+            groups.setdefault(group, ([], []))[i].append(s)
+    out = []
+    for (key, anyone), (narrow, wide) in sorted(groups.items()):
+        # the public names whose definitions the wider reading's own spans hold: no other module may mention
+        # them; a span no such definition starts in asks it of every public name
+        held = {n for n, line in public.items() for s in wide if s[0][0] <= line < s[1][0] + 1}
+        out.append(ImportReading(key, tuple(narrow), tuple(wide), tuple(sorted(held if held or not wide else public)),
+                                 anyone))
+    return out
+
+
 def module_facts(path: str, data: bytes, sf: SourceFile, findings: bool) -> ModuleFacts | None:
     """A Python file's ModuleFacts from the scan's bytes and parse `sf`; `findings`: whether the file has findings
     (only such a file's imports and readings are wanted). None when it holds nothing of use."""
@@ -260,23 +368,7 @@ def module_facts(path: str, data: bytes, sf: SourceFile, findings: bool) -> Modu
         uses = sorted((k, tuple(v)) for k, v in found.items())
         calls = _test_calls(root, written)
         if calls:
-            base = set(_facts_of(python_spans(data, path, sf)))
-            public = _public_names(root)
-            for call in calls:
-                own = python_spans(data, path, sf, frozenset({call}))
-                got = _facts_of(own)
-                if not any(sp.side == CUDA for sp in own) or set(got) <= base:
-                    continue
-                more: SpanFacts = ()
-                defines: tuple[str, ...] = ()
-                if public:
-                    wider = _facts_of(python_spans(data, path, sf, frozenset({call}), frozenset(public)))
-                    more = tuple(s for s in wider if s not in set(got))
-                    # the public names whose definitions the wider reading's own spans hold: no other module may
-                    # mention them; a span no such definition starts in asks it of every public name
-                    held = {n for n, line in public.items() for s in more if s[0][0] <= line < s[1][0] + 1}
-                    defines = tuple(sorted(held if held or not more else public))
-                readings.append(ImportReading(call, got, more, defines))
+            readings = _readings(path, data, sf, calls)
     if not (cuda_only or functions or written or words):
         return None
     return ModuleFacts(cuda_only=cuda_only, functions=functions, words=words,
@@ -284,9 +376,11 @@ def module_facts(path: str, data: bytes, sf: SourceFile, findings: bool) -> Modu
                        readings=tuple(readings))
 
 
-def read_together(facts: Mapping[str, ModuleFacts], targets: Iterable[str]) -> Joined:
+def read_together(facts: Mapping[str, ModuleFacts], targets: Iterable[str],
+                  own: Mapping[str, Sequence[Span]] | None = None) -> Joined:
     """The project's imports read for the Python files `targets` (the ones with findings), from every Python file's
-    ModuleFacts (`facts`: path -> facts; a file missing from it is one the scan could not read)."""
+    ModuleFacts (`facts`: path -> facts; a file missing from it is one the scan could not read). `own`: each file's
+    spans read alone (PortMap.spans); the spans returned are those the imports add to them."""
     targets = [t for t in targets if t in facts and facts[t].readings]  # no reading: nothing to join
     if not targets:
         return Joined({}, {})
@@ -316,17 +410,18 @@ def read_together(facts: Mapping[str, ModuleFacts], targets: Iterable[str]) -> J
                 external |= {f"{imp.local}.{f}" for f in funcs}
             elif imp.name in funcs:
                 external.add(imp.local)
-        chosen = [r for r in mine.readings if r.call in external]
+        chosen = [r for r in mine.readings if (r.any_of and not external.isdisjoint(r.calls))
+                  or set(r.calls) <= external]
         if not chosen:
             continue
-        got: set[tuple[tuple[int, int], tuple[int, int], str, int]] = set()
+        got: set[SpanTuple] = set()
         for r in chosen:
             got |= set(r.spans)
             if r.public and not any(mentioned_elsewhere(n, {path}) for n in r.defines):
                 got |= set(r.public)
-        read = [Span(a, b, side, line) for a, b, side, line in sorted(got)]
-        spans[path] = read
-        cuda = [sp for sp in read if sp.side == CUDA]
+        added = [Span(a, b, side, line) for a, b, side, line in sorted(got)]
+        spans[path] = added
+        cuda = [sp for sp in [*(own or {}).get(path, ()), *added] if sp.side == CUDA]
         where = dict(mine.uses)
         for imp in found:
             if imp.name is None or imp.local in external or imp.path not in facts:

@@ -1401,9 +1401,9 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
                if r.py_module is not None and r.language == "python" and files.get(r.path) is not None
                and files[r.path].language == "python"}
     if modules:
-        together = read_together(modules, sorted(p for p in with_findings if p in modules))
+        together = read_together(modules, sorted(p for p in with_findings if p in modules), pm.spans)
         for path, sps in together.spans.items():
-            pm.spans[path] = list(sps)
+            pm.spans[path] = [*pm.spans.get(path, ()), *sps]
         pm.callers.update(together.callers)
     # Shell scripts with findings that set a CUDA-named build variable beside its ROCm twin (script_twin).
     for path in sorted(with_findings):
