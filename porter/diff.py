@@ -34,7 +34,18 @@ handles it, a file inside the ROCm sibling directory that makes a `cuda/` direct
 own C/C++ file, which the change adds or modifies, that is no preprocessor guard (a runtime `if (is_hip())`, a class
 twin in the same file): the author under review would be vouching for their own code, or (5) a component pairing
 (`backend/cuda/` beside `backend/rocm/`) for a file the change adds or modifies that has no counterpart in the ROCm
-directory (_no_counterpart): the pairing vouches for what the ROCm side replaces, not for a feature it lacks. In (2)
+directory (_no_counterpart): the pairing vouches for what the ROCm side replaces, not for a feature it lacks, or (6)
+a line of its own build, launch, container or packaging file (_build_file: a Dockerfile, a Bazel BUILD, a CMake or
+Make file, a shell script, setup.py, a CI or compose YAML) which the change adds or modifies: a decoy ROCm stage,
+a never-built hipcc genrule or an empty `"rocm": []` key is the change writing both the NVIDIA line and what excuses
+it, or (7) for a file the change ADDS, a rule tagged `nvidia-build`, `nvidia-launch` or `toolkit-requirement`
+(GateRules.build_unit) handled by another file (the repository's ROCm Dockerfile, CMake project or tool script
+standing in for it, porter.portaware.rocmbuild): a new NVIDIA build or launch unit brings no ROCm side of its own,
+whatever the ROCm build already mirrors (the honest answer is a ROCm counterpart in the same change, which then
+is evidence of the change and reopens too, or a baseline entry: docs/ci.md). And (8) a finding a Python context
+step lowered to info because code of its own file, which the change adds or modifies, gives ROCm an answer
+(refine_python.OWN_ROCM_CONTEXT_KEYS: a dead FNUZ arm, a None return whose caller refuses ROCm) counts at its
+rule's own severity. In (2)
 an arm is the function's twin only when it defines it with a body that does something (_defines: not `{}`, a stub
 body or a bare declaration). These findings are listed as `reopened` in the diff.
 
@@ -62,6 +73,7 @@ from porter.source.discover import on_disk, shown_path
 from porter.source.linecode import code_words
 
 if TYPE_CHECKING:
+    from porter.rules import Rule
     from porter.source.preprocessor import Preprocessed
 
 BASELINE_SCHEMA = "porter-baseline/1"
@@ -86,6 +98,29 @@ class Change:
     base_paths: frozenset[str]  # at the base: deleted, modified, renamed-from
     head_paths: frozenset[str]  # at the head: added, modified, renamed-to
     renames: tuple[tuple[str, str], ...] = ()  # (path at base, path at head), sorted
+
+
+# The tags of the rules whose lines are one build or launch unit's NVIDIA side (porter.portaware.status:
+# NVIDIA_BUILD_TAG, NVIDIA_LAUNCH_TAG, TOOLKIT_REQUIREMENT_TAG), which the repository's ROCm build stands in for.
+BUILD_UNIT_TAGS = frozenset({"nvidia-build", "nvidia-launch", "toolkit-requirement"})
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """What the --isolated gate reads of the scan's rule set: the ids of rules tagged BUILD_UNIT_TAGS, and each
+    rule's own severity (what a finding a Python context step lowered counts at: _reopen)."""
+
+    build_unit: frozenset[str] = frozenset()
+    severity: tuple[tuple[str, Severity], ...] = ()  # (rule id, severity), sorted
+
+    @classmethod
+    def of(cls, rules: Iterable[Rule]) -> GateRules:
+        rules = list(rules)
+        return cls(frozenset(r.id for r in rules if BUILD_UNIT_TAGS & set(r.tags)),
+                   tuple(sorted((r.id, r.severity) for r in rules)))
+
+    def severity_of(self, rule: str) -> Severity | None:
+        return dict(self.severity).get(rule)
 
 
 # What a worse verdict on an open kernel counts as for `--fail-on` (KernelChange.severity): a kernel the change adds
@@ -389,11 +424,12 @@ def added_suppressions(base: Iterable[Finding], head: Iterable[Finding], renames
 
 def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool = False,
             read: Callable[[str], bytes | None] | None = None, budget: Budget | None = None,
-            vouch: Callable[[str, str], bool] | None = None) -> Diff:
+            vouch: Callable[[str, str], bool] | None = None, rules: GateRules = GateRules()) -> Diff:
     """The diff of two scans of the files `change` names; `isolated`: suppressions the change adds are not honoured,
     nor a handled status that rests on the change's own say-so (`read`: a head file's bytes by path, or None;
     `budget`: one file's, for reading the guards, porter.budget's default without it; `vouch`: base_vouch's answer
-    to whether a guard's ROCm macro name is one the base or the toolchain defines)."""
+    to whether a guard's ROCm macro name is one the base or the toolchain defines; `rules`: what the gate reads of
+    the rule set, GateRules)."""
     renames = dict(change.renames)
     added = added_suppressions(base.suppressed, head.suppressed, renames)
     found = [*head.findings, *added] if isolated else list(head.findings)
@@ -402,8 +438,9 @@ def compare(base: ScanResult, head: ScanResult, change: Change, isolated: bool =
         found, renamed = _unvouched(found, read, vouch, budget)
     new, fixed, unchanged, worse = _match(base.findings, found, renames)
     listing = head.stats.discovery[3].files if head.stats.discovery is not None else ()
-    new, reopened = _reopen(new, read, change.head_paths, budget, frozenset(c.path for c in listing)) \
-        if isolated else (new, [])
+    added_paths = change.head_paths - change.base_paths - {b for _, b in change.renames}
+    new, reopened = _reopen(new, read, change.head_paths, budget, frozenset(c.path for c in listing),
+                            added_paths, rules) if isolated else (new, [])
     in_new = {id(f) for f in new}  # the renamed findings that are new (the rest paired with an open base finding)
     reopened = sorted({id(f): f for f in (*reopened, *(f for f in renamed if id(f) in in_new))}.values())
     return Diff(change.base, change.head, tuple(new), tuple(fixed), tuple(unchanged),
@@ -425,12 +462,19 @@ def read_at(top: Path, commit: str, subdir: str) -> Callable[[str], bytes | None
 
 def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             changed: frozenset[str] = frozenset(), budget: Budget | None = None,
-            listing: frozenset[str] = frozenset()) -> tuple[list[Finding], list[Finding]]:
+            listing: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
+            rules: GateRules = GateRules()) -> tuple[list[Finding], list[Finding]]:
     """The new findings with those a change's own evidence handled made open again, and those (see the module
     docstring); `changed`: the paths the change adds or modifies (none for a baseline, which has no history).
     `budget`: one file's (porter.budget); the guards are read under a stage's budget of it. `listing`: the head's
-    files, where a component's counterpart is looked for (_no_counterpart)."""
+    files, where a component's counterpart is looked for (_no_counterpart). `added`: the paths the change adds (a
+    subset of `changed`); `rules`: the rules tagged for a build unit, and each rule's severity (GateRules)."""
+    from porter.match.refine_python import OWN_ROCM_CONTEXT_KEYS
     from porter.portaware.scope import rocm_path_evidence
+
+    # (8) a finding lowered to info by its own file's ROCm answer counts at its rule's severity (status as it is)
+    new = [_own_context_severity(f, changed, rules, OWN_ROCM_CONTEXT_KEYS) for f in new]
+    lowered = {id(f) for f in new if "gate_severity" in dict(f.data)}
 
     whys: list[str | None] = []
     keys: list[tuple[str, int] | None] = []  # each finding's own-file guard (_own_guard)
@@ -448,6 +492,10 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
                 why = "evidence"
             elif f.path in changed and _no_counterpart(f.path, evidence, listing):
                 why = "no counterpart"
+            elif f.status is Status.HANDLED and evidence == f.path and f.path in changed and _build_file(f.path):
+                why = "own build file"  # (6)
+            elif f.status is Status.HANDLED and evidence != f.path and f.path in added and f.rule in rules.build_unit:
+                why = "new build unit"  # (7)
             elif (guard := _own_guard(f)) is not None and read:
                 why, key = "check", guard
                 guards[guard] = None
@@ -485,7 +533,35 @@ def _reopen(new: list[Finding], read: Callable[[str], bytes | None] | None,
             g = dataclasses.replace(f, status=Status.OPEN, handled_by=None)
             out.append(g)
             reopened.append(g)
-    return sorted(out), reopened
+    held = {id(g) for g in reopened}
+    reopened += [f for f in out if id(f) not in held and id(f) in lowered]
+    return sorted(out), sorted(reopened)
+
+
+def _own_context_severity(f: Finding, changed: frozenset[str], rules: GateRules, keys: frozenset[str]) -> Finding:
+    """The finding at its rule's own severity when a Python context step lowered it to info on the strength of code
+    in its own file (`keys`: data keys, refine_python.OWN_ROCM_CONTEXT_KEYS) and the change adds or modifies that
+    file; the severity it was read at is kept under data `gate_severity`. Any other finding as it is."""
+    own = rules.severity_of(f.rule)
+    if f.path not in changed or f.severity is not Severity.INFO or own is None or own <= Severity.INFO \
+            or not keys & {k for k, _ in f.data}:
+        return f
+    return dataclasses.replace(f, severity=own,
+                               data=tuple(sorted({**dict(f.data), "gate_severity": str(f.severity)}.items())))
+
+
+# The languages of build, launch, container and packaging files (porter.source.discover.language_of), and the
+# Python files that are packaging: an `if` in them is a real build or runtime choice, not a preprocessor guard, so
+# a line of such a file that the change writes is the change's own say-so for the file's other lines (_reopen (6)).
+_BUILD_LANGUAGES = frozenset({"cmake", "make", "meson", "bazel", "dockerfile", "shell", "requirements", "toml", "yaml"})
+_PACKAGING_NAMES = frozenset({"setup.py", "setup.cfg"})
+
+
+def _build_file(path: str) -> bool:
+    """Whether a path is a build, launch, container or packaging file (not compiled source, not a Python module)."""
+    from porter.source.discover import language_of
+
+    return language_of(path) in _BUILD_LANGUAGES or path.rpartition("/")[2] in _PACKAGING_NAMES
 
 
 def _no_counterpart(path: str, evidence: str, listing: frozenset[str]) -> bool:

@@ -257,7 +257,11 @@ def run_diff(path: Path | str, settings: Settings = Settings(), *, new_since: st
         diff = changes.compare(sides[0], sides[1], change, isolated,
                                read=_held_first(sides[1], changes.read_at(top, head, subdir)),
                                budget=file_budget(settings),
-                               vouch=changes.base_vouch(top, base, subdir, change.renames) if isolated else None)
+                               vouch=changes.base_vouch(top, base, subdir, change.renames) if isolated else None,
+                               # the rule set both sides were scanned with (kept in this process: no second load)
+                               rules=changes.GateRules.of(load_rules_cached(list(settings.extra_rules), None,
+                                                                            file_budget(settings)).rules)
+                               if isolated else changes.GateRules())
         head_result = _added_submodules_unseen(sides[1], change.head_paths - change.base_paths)
     elif baseline is not None:
         source = source_for(Path(path), rev)

@@ -86,6 +86,13 @@ from porter.match.refine_common import as_info as _as_info, code_line as _code_l
 from porter.model import Severity
 from porter.source.parse import SourceFile
 
+# The data keys of the steps above that lower a finding to info because code of its own file gives the ROCm build
+# its answer (a rocm-smi probe beside nvidia-smi, a probed dtype, an FNUZ arm or table, a ROCm arm of the same
+# chain, a None return or a torch.version.hip twin of a torch.version.cuda read). In a file a pull request adds or
+# modifies, that code is the author under review vouching for their own spot: under --isolated the gate counts such
+# a finding at its rule's severity (porter.diff._reopen).
+OWN_ROCM_CONTEXT_KEYS = frozenset({"probes_rocm", "probed", "fnuz_too", "fnuz_arm", "rocm_arm", "none_returned",
+                                   "hip_twin"})
 
 # A kernel in a Python string that CuPy compiles (5e).
 HIPRTC_RULES = frozenset({"PYT007"})
