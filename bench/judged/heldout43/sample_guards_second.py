@@ -1,5 +1,5 @@
 """Keys of the guard sides the second judge re-judges for heldout43: the sorted keys (project, path, first, last, kind,
-commit) of the first judge's guards.jsonl, all of them (the session-28 and later briefs take every side rather than a sample).
+commit) of the first judge's guards.jsonl, all of them (the session-30 brief, as session 28, takes every side rather than a sample).
 Prints the keys only: `real` and `reason` are dropped as each row is read (heldout25's sample_guards_second.py with
 the sampling removed).
 
