@@ -105,9 +105,9 @@ GEMM in src/mix_gemm/hip_mix_gemm_kernel.cpp stays in the draw as heldout17/19/2
 SimpleTuner's archived paths hold no kernel definition. It prints the drawn list only (no verdicts), so a second judge
 can run it before judging.
 heldout45 (issue 27, session 30) keeps heldout39's definitions, strata, exclusions, counts (8 per project, 4 short
-ones before the two strata) and copies rule with seed 3451: three dual CUDA/ROCm projects. GPAW's kernels are CUDA
+ones before the two strata) and copies rule with seed 3451: four dual CUDA/ROCm projects. GPAW's kernels are CUDA
 spelled in c/gpu/kernels/*.cpp (a suffix the rule reads) and built by nvcc or hipcc; spconv-triton's are Triton;
-torch-ivf has no kernel definition (torch ops only). It prints the drawn list only (no verdicts), so a second judge
+torch-ivf has no kernel definition (torch ops only); FlagSparse's are Triton. It prints the drawn list only (no verdicts), so a second judge
 can run it before judging.
 """
 from __future__ import annotations
