@@ -1,7 +1,7 @@
 """Keys of the guard sides the second judge re-judges for heldout46: the sorted keys (project, path, first, last, kind,
-commit) of the first judge's guards.jsonl, all of them (the session-28 brief takes every side rather than a sample).
-Prints the keys only: `real` and `reason` are dropped as each row is read (heldout25's sample_guards_second.py with
-the sampling removed).
+commit) of the first judge's guards.jsonl, all of them (as heldout39, every side rather than a sample). Prints the
+keys only: `real`, `reason` and any other field are dropped as each row is read. Written by the second judge (j46) from
+heldout39's script; it replaces the file of the same name h46 left, which was not opened.
 
     python bench/judged/heldout46/sample_guards_second.py bench/judged/heldout46/guards.jsonl > bench/judged/heldout46/guard_keys_second.jsonl
 """
