@@ -100,23 +100,23 @@ class Change:
     renames: tuple[tuple[str, str], ...] = ()  # (path at base, path at head), sorted
 
 
-# The tags of the rules whose lines are one build or launch unit's NVIDIA side (porter.portaware.status:
-# NVIDIA_BUILD_TAG, NVIDIA_LAUNCH_TAG, TOOLKIT_REQUIREMENT_TAG), which the repository's ROCm build stands in for.
-BUILD_UNIT_TAGS = frozenset({"nvidia-build", "nvidia-launch", "toolkit-requirement"})
-
-
 @dataclass(frozen=True)
 class GateRules:
-    """What the --isolated gate reads of the scan's rule set: the ids of rules tagged BUILD_UNIT_TAGS, and each
-    rule's own severity (what a finding a Python context step lowered counts at: _reopen)."""
+    """What the --isolated gate reads of the scan's rule set: the ids of the rules whose lines are one build or launch
+    unit's NVIDIA side (tagged porter.portaware.status's NVIDIA_BUILD_TAG, NVIDIA_LAUNCH_TAG or
+    TOOLKIT_REQUIREMENT_TAG: the repository's ROCm build stands in for them), and each rule's own severity (what a
+    finding a Python context step lowered counts at: _reopen)."""
 
     build_unit: frozenset[str] = frozenset()
     severity: tuple[tuple[str, Severity], ...] = ()  # (rule id, severity), sorted
 
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> GateRules:
+        from porter.portaware.status import NVIDIA_BUILD_TAG, NVIDIA_LAUNCH_TAG, TOOLKIT_REQUIREMENT_TAG
+
         rules = list(rules)
-        return cls(frozenset(r.id for r in rules if BUILD_UNIT_TAGS & set(r.tags)),
+        unit = {NVIDIA_BUILD_TAG, NVIDIA_LAUNCH_TAG, TOOLKIT_REQUIREMENT_TAG}
+        return cls(frozenset(r.id for r in rules if unit & set(r.tags)),
                    tuple(sorted((r.id, r.severity) for r in rules)))
 
     def severity_of(self, rule: str) -> Severity | None:

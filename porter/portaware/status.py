@@ -2420,19 +2420,19 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
                          for f in findings
                          for by in [script_twin(f, pm.script_twins[f.path])
                                     if f.status is Status.OPEN and f.path in pm.script_twins else None])
+    nvidia = frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags)
     if pm.script_builds:
-        nvidia = frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags)
         findings = tuple(dataclasses.replace(f, status=Status.HANDLED, handled_by=pm.script_builds[f.path])
                          if f.status is Status.OPEN and f.rule in nvidia and f.path in pm.script_builds else f
                          for f in findings)
     if pm.rocm_build.present or pm.rocm_scripts:
-        findings = by_rocm_build(findings, frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags),
+        findings = by_rocm_build(findings, nvidia,
                                  frozenset(r.id for r in rules if TOOLKIT_REQUIREMENT_TAG in r.tags),
                                  frozenset(r.id for r in rules if NVIDIA_LAUNCH_TAG in r.tags), pm)
     if pm.off_packages:
         findings = optional_libraries(findings, pm.off_packages)
     if pm.rocm_build.hollow:
-        findings = without_rocm_build(findings, frozenset(r.id for r in rules if NVIDIA_BUILD_TAG in r.tags), pm)
+        findings = without_rocm_build(findings, nvidia, pm)
     findings = shared_by_counterpart(findings, pm)
     findings = through_project_headers(findings)
     findings = in_uninstantiated_kernels(findings, result.kernels)
