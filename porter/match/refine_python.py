@@ -971,10 +971,8 @@ def fnuz_arm(f: Draft, sf: SourceFile) -> Draft:
         parent = node.parent
         if parent is not None and parent.type == "else_clause" and parent.parent is not None \
                 and parent.parent.type == "if_statement":
-            arm = parent.parent
-            cond = arm.child_by_field_name("condition")
-            if cond is not None and _names_rocm(cond, sf.data) and _returns_fnuz(arm.child_by_field_name("consequence")):
-                return _fnuz_arm_info(f, arm)
+            if _fnuz_arm(parent.parent, sf.data):
+                return _fnuz_arm_info(f, parent.parent)
         if parent is not None and parent.type in ("block", "module"):
             before = node.prev_named_sibling
             while before is not None:
