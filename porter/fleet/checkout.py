@@ -73,8 +73,14 @@ def checkout(entry: Entry, cache: Path, timeout: float = 600.0) -> Checkout:
             # `--` ends options: a location starting with `-` is a path, never an option. The location's transport
             # is allowed for this clone only (transport_options). No submodules are cloned, so nothing the
             # repository names is fetched.
-            git.run(cache, *transport, "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
-                    timeout=timeout, protocols=allowed)
+            try:
+                git.run(cache, *transport, "clone", "--quiet", "--no-checkout", "--no-local", "--", location, str(tmp),
+                        timeout=timeout, protocols=allowed)
+            except git.GitError:
+                # git killed at its timeout leaves what it had made of the clone (it cleans up only when it exits on
+                # its own), and the cache would keep it for ever
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
             try:
                 os.rename(tmp, dest)
             except OSError:
