@@ -189,6 +189,10 @@ class FileResult:
     # launch a parameter, and its calls that pass a name no variable in scope declares.
     launchers: tuple[Launcher, ...] = ()
     passed: tuple[PassedName, ...] = ()
+    # The kernels this file's #define bodies launch, as patterns (porter.kernels.launchers.macro_launches: a pasted
+    # `__expand_VC_##lb<<<...>>>` is `__expand_VC_*`): launches the parsed code does not hold, for the
+    # never-instantiated reading of template kernels (porter.kernels.verdicts.uninstantiated).
+    macro_launched: tuple[str, ...] = ()
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
     port_facts: PortFacts | None = field(default=None, compare=False)
