@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from porter.kernels.callgraph import bound_functor_calls, helper_calls, helper_index, helper_spans
 from porter.kernels.check_table import load_checks
-from porter.kernels.complex_types import complex_names, has_products, with_complex_products
+from porter.kernels.complex_types import complex_names, complex_operators, has_products, with_complex_products
 from porter.kernels.checks import check_verdict, kernel_checks
 from porter.kernels.facts_vocabulary import OPT_IN_ATTRIBUTES
 from porter.kernels import nodes  # noqa: F401 - registers its whole-file query before the first file is parsed
@@ -629,6 +629,7 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
     opt_ins = dynamic_opt_in_paths(result.findings)
     updated = []
     complex_types: frozenset[str] | None = None  # the repository's CUDA complex type names, when a kernel asks
+    complex_served: frozenset[str] = frozenset()  # those of them the project's own operators serve on HIP
     modules: triton_imports.ModuleIndex | None = None  # the project's Python jit functions, when a kernel imports
     counts = {t.id: {v: 0 for v in VERDICTS} for t in chosen}
     idle = uninstantiated(kernels, result.launches, result.files)
@@ -669,7 +670,8 @@ def analyse(result: ScanResult, targets: list[str] | None = None, deep: bool = F
             if has_products(facts):
                 if complex_types is None:
                     complex_types = complex_names(result.files)
-                facts = with_complex_products(facts, complex_types)
+                    complex_served = complex_operators(result.files, complex_types)
+                facts = with_complex_products(facts, complex_types, complex_served)
         reached = []
         if facts.triton is not None:
             # findings inside an imported jit function are the kernel's, at the call that reaches it

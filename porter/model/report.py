@@ -179,6 +179,9 @@ class FileResult:
     # Names this file's typedefs give CUDA's complex types (porter.kernels.complex_types.aliases_of), for kernels in
     # other files that multiply values of them.
     complex_aliases: tuple[str, ...] = ()
+    # Type names this file gives a non-template `operator*` / `operator/` of two values, outside nvcc-only arms
+    # (porter.kernels.complex_types.operators_of): a complex product of one of them calls the project's operator.
+    complex_operators: tuple[str, ...] = ()
     # This file's `typedef ec<fd_p, 3> curve;` / `using curve = ec<...>;` as (alias, class), for qualified calls
     # in other files (`curve::add`: porter.kernels.callgraph.type_aliases_of).
     type_aliases: tuple[tuple[str, str], ...] = ()
