@@ -34,8 +34,9 @@ from porter.budget import (DEADLINE_KIND, Budget, Overrun, Pool, deadline_passed
 from porter.cache import Cache, CacheUnusable, collector_paused, inside_scanned_tree
 from porter.datafile import DATA_DIR, MAX_DATA_FILE_BYTES
 from porter.kernels.callgraph import type_aliases_of
-from porter.kernels.launchers import launchers_of, passed_names
+from porter.kernels.launchers import launchers_of, macro_launches, passed_names
 from porter.kernels.complex_types import aliases_of as complex_aliases_of
+from porter.kernels.complex_types import operators_of as complex_operators_of
 from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
 from porter.match import refine_helpers, refine_standard, refine_vectors
@@ -1700,10 +1701,12 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         helpers=helpers,
         includes=file_includes(sf) if language == "cuda" else (),
         complex_aliases=complex_aliases_of(data) if language == "cuda" else (),
+        complex_operators=complex_operators_of(data) if language == "cuda" else (),
         type_aliases=type_aliases_of(sf.code) if language == "cuda" else (),
         triton_helpers=triton_helpers,
         launchers=launchers_of(sf) if language == "cuda" else (),
         passed=passed_names(sf) if language == "cuda" else (),
+        macro_launched=macro_launches(data) if language == "cuda" else (),
         port_facts=port,
         vectors=refine_vectors.file_facts(sf, next(
             (r for r in rules if r.id == refine_vectors.USE_RULE), None)) if language == "cuda" else None,

@@ -13,6 +13,15 @@ https://github.com/QuEST-Kit/QuEST/issues/704). Either way the product must beco
 the HIP build defines and HIP's do not shadow). A product with a real scalar is right component-wise and is not
 counted.
 
+A project's own operator that HIP compiles is what the product calls there, though: `cuComplex operator*(cuComplex,
+cuComplex)` declared as a plain (non-template) function outside an nvcc-only arm is, after hipify, an exact match
+for two hipComplex values, and a non-template function beats HIP_vector_type's `operator*` template in overload
+resolution (https://en.cppreference.com/w/cpp/language/overload_resolution, best viable function: a non-template
+is preferred over a template specialization), so the product is complex on HIP as on CUDA (GX's device_funcs.h,
+heldout43; ROCm 6.4 and later define no complex operators of their own to clash with). `operators_of` records the
+type names a file gives such an operator (FileResult.complex_operators); a product of one of them is not counted.
+QuEST's operators sit under `#if defined(__NVCC__)` and are not recorded: hip-clang never sees them.
+
 Which type names are complex is repository-wide (`typedef cuDoubleComplex cu_qcomp;` in one header, the kernels in
 another): each file's aliases are read with the scan (`aliases_of`, FileResult.complex_aliases) and kernel analysis
 resolves the products the body walk recorded by type name (KernelFacts.typed_products) against them.
@@ -83,6 +92,49 @@ def aliases_of(data: bytes) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+# `operator*(const T &a, T b)` / `operator /(T, T)`: a binary operator on two values of one named type.
+_OPERATOR = re.compile(rb"\boperator\s*[*/]\s*\(\s*(?:const\s+)?([A-Za-z_]\w*)\s*&?\s*(?:[A-Za-z_]\w*)?\s*,"
+                       rb"\s*(?:const\s+)?([A-Za-z_]\w*)\s*&?\s*(?:[A-Za-z_]\w*)?\s*\)")
+_TEMPLATE_HEAD = re.compile(rb"\btemplate\s*<")
+
+
+def operators_of(data: bytes) -> tuple[str, ...]:
+    """The type names T for which the file declares a non-template `operator*` or `operator/` taking two T values,
+    on lines hip-clang may compile (not in an arm only NVIDIA's compiler takes: preprocessor.nvidia_compiler_only),
+    sorted; () for a file that declares none. Any type name: which are complex is decided after the scan, with the
+    repository's aliases."""
+    if b"operator" not in data:
+        return ()
+    code = _COMMENT.sub(lambda m: b" " * len(m.group(0)) if b"\n" not in m.group(0) else
+                        re.sub(rb"[^\n]", b" ", m.group(0)), data)
+    found = []
+    for m in _OPERATOR.finditer(code):
+        if m.group(1) != m.group(2):
+            continue
+        # the declaration's head: back to the end of the previous declaration or block
+        head_start = max(code.rfind(b";", 0, m.start()), code.rfind(b"}", 0, m.start()),
+                         code.rfind(b"{", 0, m.start())) + 1
+        if _TEMPLATE_HEAD.search(code, head_start, m.start()):
+            continue
+        found.append((code.count(b"\n", 0, m.start()) + 1, m.group(1).decode()))
+    if not found:
+        return ()
+    from porter.source.preprocessor import directives, nvidia_compiler_only
+
+    dirs = directives(data)
+    return tuple(sorted({name for line, name in found if not nvidia_compiler_only(dirs, line)}))
+
+
+def complex_operators(files: Iterable[Any], names: frozenset[str]) -> frozenset[str]:
+    """The complex type names (of `names`) some scanned file gives a non-template `*` / `/` HIP compiles
+    (FileResult.complex_operators); cuComplex and cuFloatComplex are one type (cuComplex.h's typedef)."""
+    served = {n for r in files for n in getattr(r, "complex_operators", ()) if n in names}
+    for pair in (("cuComplex", "cuFloatComplex"), ("hipComplex", "hipFloatComplex")):
+        if served & set(pair):
+            served |= set(pair)
+    return frozenset(served)
+
+
 def complex_names(files: Iterable[Any]) -> frozenset[str]:
     """COMPLEX_TYPES and every alias of them the scanned files declare (FileResult.complex_aliases)."""
     names = set(COMPLEX_TYPES)
@@ -91,9 +143,11 @@ def complex_names(files: Iterable[Any]) -> frozenset[str]:
     return frozenset(names)
 
 
-def with_complex_products(facts: KernelFacts, names: frozenset[str]) -> KernelFacts:
+def with_complex_products(facts: KernelFacts, names: frozenset[str], served: frozenset[str] = frozenset()) -> KernelFacts:
     """`facts` with each recorded product of two values of a complex type (in the kernel and in the helpers of other
-    files it calls) added to clang_differs as COMPLEX_PRODUCT; the same object when there are none."""
+    files it calls) added to clang_differs as COMPLEX_PRODUCT, but of a type the project's own operators serve on
+    HIP (`served`: complex_operators); the same object when there are none."""
+    names = names - served
     own = _resolved(facts, names)
     helpers = tuple(dataclasses.replace(h, facts=_resolved(h.facts, names)) if h.facts.typed_products else h
                     for h in facts.helpers)

@@ -251,3 +251,36 @@ def kernels_at(through: dict[tuple[str, int, str], list[Kernel]], files_launcher
         if l.parameter == name and l.line <= line <= l.end_line:
             return through.get((path, l.line, name), [])
     return []
+
+
+# A #define with its parameter list and its body (continuation lines joined by the backslashes).
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(?:\(([^()\n]*)\))?((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+# A launch a macro body writes: the callee token (a pasted one, `__expand_VC_##lb`, or a plain word), template
+# arguments, then the chevrons.
+_MACRO_LAUNCH = re.compile(rb"(?<![\w.>:#])((?:\w+\s*##\s*)*\w+)\s*(?:<[^<>;{}]*(?:<[^<>;{}]*>[^<>;{}]*)*>)?\s*"
+                           + _CHEVRONS)
+_CONTINUED = re.compile(rb"\\(?=\r?\n)")
+MAX_MACRO_LAUNCHES = 200
+
+
+def macro_launches(data: bytes) -> tuple[str, ...]:
+    """The kernels the file's #define bodies launch, as fnmatch-style patterns: a pasted callee's macro parameters
+    read `*` (`#define Launch_Expand_VC(lb, ...) __expand_VC_##lb<Queue, Normal><<<...>>>(...)` gives
+    `__expand_VC_*`), a plain word stays itself; a macro parameter launched whole (`#define RUN(k) k<<<1, 1>>>()`)
+    gives nothing here, the kernel is the name its use passes (passed_names). The scan reads a launch only in parsed
+    code, where a macro body is a directive's text: without these a kernel whose only launch a macro pastes reads
+    as launched nowhere (GSWITCH's expand kernels, heldout44). Sorted, at most MAX_MACRO_LAUNCHES."""
+    if b"define" not in data or b"<<<" not in data:
+        return ()
+    out: set[str] = set()
+    for m in _DEFINE.finditer(data):
+        body = _CONTINUED.sub(b"  ", m.group(2))  # `__expand_VC_##lb<Queue, Normal> \` then `<<<...>>>`
+        if b"<<<" not in body:
+            continue
+        params = {p.strip() for p in (m.group(1) or b"").split(b",")}
+        for launch in _MACRO_LAUNCH.finditer(body):
+            parts = [p.strip() for p in launch.group(1).split(b"##")]
+            if len(parts) == 1 and parts[0] in params:
+                continue
+            out.add("".join("*" if p in params else p.decode("utf-8", "replace") for p in parts))
+    return tuple(sorted(out)[:MAX_MACRO_LAUNCHES])

@@ -179,6 +179,9 @@ class FileResult:
     # Names this file's typedefs give CUDA's complex types (porter.kernels.complex_types.aliases_of), for kernels in
     # other files that multiply values of them.
     complex_aliases: tuple[str, ...] = ()
+    # Type names this file gives a non-template `operator*` / `operator/` of two values, outside nvcc-only arms
+    # (porter.kernels.complex_types.operators_of): a complex product of one of them calls the project's operator.
+    complex_operators: tuple[str, ...] = ()
     # This file's `typedef ec<fd_p, 3> curve;` / `using curve = ec<...>;` as (alias, class), for qualified calls
     # in other files (`curve::add`: porter.kernels.callgraph.type_aliases_of).
     type_aliases: tuple[tuple[str, str], ...] = ()
@@ -189,6 +192,10 @@ class FileResult:
     # launch a parameter, and its calls that pass a name no variable in scope declares.
     launchers: tuple[Launcher, ...] = ()
     passed: tuple[PassedName, ...] = ()
+    # The kernels this file's #define bodies launch, as patterns (porter.kernels.launchers.macro_launches: a pasted
+    # `__expand_VC_##lb<<<...>>>` is `__expand_VC_*`): launches the parsed code does not hold, for the
+    # never-instantiated reading of template kernels (porter.kernels.verdicts.uninstantiated).
+    macro_launched: tuple[str, ...] = ()
     # What the port-status stage reads from this file (porter.portaware.status.file_facts), taken from the scan's
     # own read and parse so that stage need not read and parse the file again; None: not taken (it reads it).
     port_facts: PortFacts | None = field(default=None, compare=False)
