@@ -46,3 +46,13 @@ def test_a_reexport_is_read_only_for_a_name_imported_as_the_library_itself():
     assert [full for _, full in got] == ["cupy.linalg.eigh", "cupyx.scipy.fft.rfftn", "pkg.cupy_utils.rfftn",
                                          "numpy.fft.rfftn", "self.cupy.fft.fft"]
     assert "cupy.linalg." in got_prefixes and "cupyx.scipy.fft." in got_prefixes
+
+
+def test_pyt034_notes_inform_the_estimate_and_cost_nothing_as_engineering():
+    """A check of the library under a CuPy call is no engineering item of its own (effort size none): gpu4pyscf's
+    ~150 notes moved its estimate's "needs an engineer" count from 107 to 253 when they were costed per file."""
+    from porter.pipeline import run
+    from porter.settings import Settings
+
+    counts = run(FIXTURE, Settings(jobs=1, cache_dir=None), assess=True).assessment.counts
+    assert (counts.open, counts.informational, counts.needs_engineer, counts.free_with_hipify) == (2, 2, 0, 0)
