@@ -678,6 +678,8 @@ def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
             if not full.startswith(module + "."):
                 continue
             last = full.rsplit(".", 1)[-1]
+            if last.startswith("_") and spec.get("public_only"):
+                break  # a module's private helper (`cupy.cublas._change_order_if_necessary`), not its API
             if "*" in names or last in names:
                 yield Hit(fn.start_byte, fn.end_byte, name=full, values=(("call", full),) + extra)
                 break
