@@ -84,8 +84,9 @@ def test_every_shipped_rule_loads():
     # PYT030 (nvcc named as the compiler Python code runs or looks for, info) and PYT031 (an NVIDIA SM architecture
     # name built, parsed or compared in Python, info) by issue 27 (Python recall), session 28; PYT032 (an NVIDIA
     # register cap set to a number from Python, info) and PYT033 (`half` as a name expression's C type name) by
-    # issue 27 (Python recall), session 30
-    assert len(RULES) == 145
+    # issue 27 (Python recall), session 30; PYT034 (a CuPy routine NVIDIA's cuFFT/cuSOLVER/... computes, info) by
+    # issue 27 (Python recall), session 31
+    assert len(RULES) == 146
 
 
 @pytest.mark.parametrize("rid,i,pattern,nested", SHIPPED, ids=[f"{s[0]}-{s[1]}-{kind_of(s[2])}" for s in SHIPPED])

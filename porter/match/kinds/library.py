@@ -636,6 +636,31 @@ def _resolved_calls(sf: SourceFile) -> tuple[list[tuple[ts.Node, str]], frozense
     return found
 
 
+def _reexported_calls(sf: SourceFile, calls: list[tuple[ts.Node, str]], prefixes: frozenset[str],
+                      modules: list[str]) -> tuple[list[tuple[ts.Node, str]], frozenset[str]]:
+    """`calls` with a library's top module re-exported by a project module read as that library: GPAW's
+    `from gpaw.gpu import cupy as cp` binds `cp` to whatever gpaw.gpu holds under the name `cupy` (the real CuPy on
+    a GPU build), so `cp.linalg.eigh` is `cupy.linalg.eigh`. Only a binding whose imported name is the top module
+    itself (`from x import cupyx`, `from x import cupy as cp`) is re-rooted; `from x.cupy_utils import f` is not."""
+    tops = {m.split(".", 1)[0] for m in modules}
+    if not any("." + top + "." in p for top in tops for p in prefixes):
+        return calls, prefixes  # no call reaches a name bound to `<module>.<top>`
+    bindings = python_bindings(sf)
+    out = []
+    extra = set(prefixes)
+    for fn, full in calls:
+        bound = bindings.get(fn.text.decode("utf-8", "replace").split(".", 1)[0])
+        top = bound.rsplit(".", 1)[-1] if bound is not None and "." in bound else None
+        if top in tops and full.startswith(bound + "."):
+            full = top + full[len(bound):]
+            dot = full.find(".")
+            while dot >= 0:
+                extra.add(full[:dot + 1])
+                dot = full.find(".", dot + 1)
+        out.append((fn, full))
+    return out, frozenset(extra)
+
+
 def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Iterable[Hit]:
     if sf.language != "python":
         return
@@ -643,15 +668,20 @@ def match_module_call(pattern: dict, sf: SourceFile, ctx: MatchContext) -> Itera
     modules = spec["module"] if isinstance(spec["module"], list) else [spec["module"]]
     names = set(spec.get("names", ("*",)))
     calls, prefixes = _resolved_calls(sf)
+    if spec.get("reexported"):
+        calls, prefixes = _reexported_calls(sf, calls, prefixes, modules)
     if all(module + "." not in prefixes for module in modules):
         return  # no call of the file is in one of the modules (most files, for most patterns)
+    extra = (("library", spec["library"]),) if "library" in spec else ()
     for fn, full in calls:
         for module in modules:
             if not full.startswith(module + "."):
                 continue
             last = full.rsplit(".", 1)[-1]
+            if last.startswith("_") and spec.get("public_only"):
+                break  # a module's private helper (`cupy.cublas._change_order_if_necessary`), not its API
             if "*" in names or last in names:
-                yield Hit(fn.start_byte, fn.end_byte, name=full, values=(("call", full),))
+                yield Hit(fn.start_byte, fn.end_byte, name=full, values=(("call", full),) + extra)
                 break
 
 
