@@ -137,3 +137,21 @@ def test_a_modules_words_are_hashed_once_each(monkeypatch):
     assert pymodules._words(data) == old
     assert len(pymodules._WORD.findall(data)) > len(hashed) == len(set(hashed)) == len(set(
         pymodules._WORD.findall(data)))
+
+
+def test_port_status_makes_each_repository_path_once():
+    from pathlib import PurePosixPath
+
+    from porter.portaware import scope
+
+    scope.posix_path.cache_clear()
+    paths = ["src/k_cuda.cu", "src/k_hip.cpp", "src/x.cu", "src/x_hip.cpp", "src/y.cuh", "hip/z.cu", "README.md"]
+    first = scope.source_twins(paths)
+    assert first == {"src/k_cuda.cu": "src/k_hip.cpp", "src/x.cu": "src/x_hip.cpp"}
+    made = scope.posix_path.cache_info().misses
+    assert made == len(paths)  # each path made once, however many passes ask it (source_twins asks up to three)
+    assert scope.source_twins(paths) == first
+    assert [scope.rocm_path_evidence(p) for p in paths] == [None, "src/k_hip.cpp", None, "src/x_hip.cpp", None,
+                                                            "hip/", None]
+    assert scope.posix_path.cache_info().misses == made  # the other passes took the same objects
+    assert scope.posix_path("src/x.cu") is scope.posix_path("src/x.cu") == PurePosixPath("src/x.cu")
