@@ -602,6 +602,9 @@ class FileContext(SharedMemoryMeasure, LaunchMeasure):
                         if resolved is None:
                             resolved = [_resolve_arguments(args, dict(env), cands) for args in calls] or [
                                 _resolve_arguments([], dict(env), cands)]
+                            # each distinct argument list once: the answers below (any, a set of bindings) do
+                            # not depend on repeats (FasterTransformer: 79,529 bindings made for 24,955 sets)
+                            resolved = [list(r) for r in dict.fromkeys(tuple(r) for r in resolved)]
                         spec = _specialization_arguments(f)
                         if spec is not None:
                             bindings = [()] if any(_may_select(spec, r) for r in resolved) else []

@@ -107,7 +107,6 @@ import fnmatch
 import re
 import posixpath
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any, Iterable
 
 from porter.lazyre import lazy_regex
@@ -133,7 +132,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     meson_conditional_regions,
                                     make_twin_regions,
                                     meson_rocm_line, nvcc_flag_assignments, nvidia_only_switches, rocm_header, rocm_path_evidence,
-                                    toolkit_arms,
+                                    posix_path, toolkit_arms,
                                     setup_references, setup_source_patterns)
 from porter.source import preprocessor
 from porter.source.preprocessor import CUDA, ROCM
@@ -580,7 +579,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          + tuple(make_toolchain_regions(text)),
                          inert=inert_runs("make", text), rocm_lines=rocm_lines("make", text),
                          components=tuple(automake_components(path, text))
-                         if PurePosixPath(path).name == AUTOMAKE_NAME else (),
+                         if posix_path(path).name == AUTOMAKE_NAME else (),
                          tested=(MAKE_ROCM_CONFIGURATION,)
                          if _fragment(path) and make_rocm_configuration(text) else ())
     if language == "meson":
@@ -598,7 +597,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
 
                 sf = parse(path, "python", data)
             return PortFacts(spans=tuple((sp.start, sp.end, sp.side, sp.line) for sp in python_spans(data, path, sf)))
-        if not PurePosixPath(path).name.startswith("BUILD"):
+        if not posix_path(path).name.startswith("BUILD"):
             return PortFacts()
         text = data.decode("utf-8", "replace")
         return PortFacts(regions=incompatible_regions(text), rocm_lines=rocm_lines("shell", text))
@@ -613,12 +612,12 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         # a Dockerfile stage on a ROCm image that builds the project, a CI file with a ROCm job that builds it (RocmBuild)
         return PortFacts(rocm_lines=rocm_lines(DOCKER if language == "dockerfile" else CI,
                                                data.decode("utf-8", "replace")))
-    if language == "toml" and PurePosixPath(path).name == BUILD_TOML:
+    if language == "toml" and posix_path(path).name == BUILD_TOML:
         # a kernel-builder package: the sources each backend's [kernel.*] tables compile (porter.portaware.kernel_builder)
         text = data.decode("utf-8", "replace")
         return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in kernel_builder_references(path, text)),
                          twin_archs=tuple(sorted(twin_archs(path, text).items())))
-    if language == "toml" and PurePosixPath(path).name == "pyproject.toml":
+    if language == "toml" and posix_path(path).name == "pyproject.toml":
         return PortFacts(regions=tuple((a, b, CUDA_ONLY_EXTRA, key) for a, b, key in cuda_extras(
             data.decode("utf-8", "replace"))))
     if language == "cmake":
@@ -639,7 +638,7 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
                          cmake_blocks=cmake_option_blocks(data), toolkit_arms=tuple(toolkit_arms(cmds)),
                          cmake_packages=cmake_packages(data),
                          **dict(zip(("cmake_options", "cmake_free_names"), cmake_option_facts(data))))
-    setup = language == "python" and PurePosixPath(path).name == "setup.py"
+    setup = language == "python" and posix_path(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
     sources: tuple[str, ...] = ()
@@ -676,7 +675,7 @@ def may_rewrite(data: bytes) -> bool:
 
 def _definitions(path: str, data: bytes) -> list[tuple[int, str]]:
     """mapped_definitions of a header that names ROCm (the others cannot hold a ROCm side of their own)."""
-    if PurePosixPath(path).suffix.lower() not in HEADER_SUFFIXES or not ROCM_WORD.search(data):
+    if posix_path(path).suffix.lower() not in HEADER_SUFFIXES or not ROCM_WORD.search(data):
         return []
     return mapped_definitions(data.decode("utf-8", "replace"))
 
@@ -779,7 +778,7 @@ def _optional_arms(pm: PortMap, source, files, facts: dict[str, PortFacts],
     make_texts: dict[str, str] = {}
     setters: list[str] = []  # the text of each build file other than a make file that may set a macro
     for path, c in sorted(files.items()):
-        if c.language in _OPTION_SETTERS or PurePosixPath(path).name == "setup.py":
+        if c.language in _OPTION_SETTERS or posix_path(path).name == "setup.py":
             data = _read(source, c, limit, held)
             if data is not None:
                 text = data.decode("utf-8", "replace")
@@ -834,7 +833,7 @@ def _letters(name: str) -> str:
 
 
 def _cmake_path(path: str) -> bool:
-    name = PurePosixPath(path).name
+    name = posix_path(path).name
     return name == "CMakeLists.txt" or name.endswith(".cmake")
 
 
@@ -860,7 +859,7 @@ def optional_libraries(findings: tuple[Finding, ...], off: dict[str, str]) -> tu
 def _build_script(path: str, language: str) -> bool:
     """Whether a file is a build script a ROCm twin beside it may replace: a Makefile, a CMake file, or a Python
     package's setup.py."""
-    return language in ("make", "cmake") or (language == "python" and PurePosixPath(path).name == "setup.py")
+    return language in ("make", "cmake") or (language == "python" and posix_path(path).name == "setup.py")
 
 
 def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = b"") -> PortMap:
@@ -920,10 +919,10 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         r = scanned.get(path)
         if c.language not in ("cuda", "cmake", "make", "meson", "shell", "bazel", "dockerfile") \
                 and not (c.language == "yaml" and is_ci_file(path)) and not (c.language == "python" and (
-                path in with_findings or PurePosixPath(path).name == "setup.py"
+                path in with_findings or posix_path(path).name == "setup.py"
                 or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
-                and not (c.language == "toml" and path in with_findings and PurePosixPath(path).name == "pyproject.toml") \
-                and not (c.language == "toml" and PurePosixPath(path).name == BUILD_TOML):
+                and not (c.language == "toml" and path in with_findings and posix_path(path).name == "pyproject.toml") \
+                and not (c.language == "toml" and posix_path(path).name == BUILD_TOML):
             continue
         f = r.port_facts if r is not None and r.language == c.language else _facts(source, c, limit, cache, digest, held)
         if f is None:
@@ -1145,7 +1144,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             for path in sorted(cmake_files):
                 if path in pm.file_side:
                     continue
-                sites = modules.get(PurePosixPath(path).name.lower())
+                sites = modules.get(posix_path(path).name.lower())
                 if not sites:
                     continue
                 guards = []
@@ -1182,7 +1181,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     # the reading is repeated while it finds more, a few levels deep.
     by_name: dict[str, list[str]] = {}
     for p in files:
-        by_name.setdefault(PurePosixPath(p).name, []).append(p)
+        by_name.setdefault(posix_path(p).name, []).append(p)
     # Each file's includes, resolved once: (including path, line, the arm's side there, the files it names).
     edges = [(path, line, preprocessor.side_at(regs, line)[0] if regs else "both",
               _resolve_include(path, target, files, by_name))
@@ -1423,7 +1422,7 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
 
     # Same-stem siblings of CUDA sources with findings (`pool.cu` beside `pool.cpp`): read once, for by_twin.
     for path in sorted(with_findings):
-        suffix = PurePosixPath(path).suffix
+        suffix = posix_path(path).suffix
         if suffix not in _STEM_TWIN_SUFFIXES or path in pm.file_side:
             continue
         stem = path[: -len(suffix)]
@@ -1510,14 +1509,14 @@ def _make_test_lines(regions) -> list[tuple[int, int, str, int]]:
 
 def _python_build_script(path: str, language: str) -> bool:
     """A Python package's build script: `setup.py` or a twin of it (`setup_hip.py`, `setup_cuda.py`)."""
-    name = PurePosixPath(path).name
+    name = posix_path(path).name
     return language == "python" and name.startswith("setup") and name.endswith(".py")
 
 
 def _build_file_name(path: str) -> bool:
     """Whether a path names a build file (a ROCm twin found by name may have no language porter scans:
     `Makefile.rocm`, `CMakeLists_hip.txt`)."""
-    name = PurePosixPath(path).name.lower()
+    name = posix_path(path).name.lower()
     return (name.startswith(("makefile", "cmakelists", "setup", "gnumakefile", "meson"))
             or name.endswith((".mk", ".mak", ".cmake")))
 
@@ -1987,7 +1986,7 @@ def side_builds(files, facts: dict[str, PortFacts]) -> dict[str, str]:
     package as torch extensions and never mentions CMake or make (its facts say so)."""
     out: dict[str, str] = {}
     for path in files:
-        if PurePosixPath(path).name != "setup.py" or TORCH_EXTENSION_ONLY not in facts.get(path, PortFacts()).tested:
+        if posix_path(path).name != "setup.py" or TORCH_EXTENSION_ONLY not in facts.get(path, PortFacts()).tested:
             continue
         folder = posixpath.dirname(path)
         for p in (posixpath.join(folder, n) if folder else n for n in sorted(_SIDE_BUILD_NAMES)):
@@ -2104,7 +2103,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     path as "*", an object or source by its stem, an include by its file name when the path does not resolve), which
     can only count more files as built. `read(candidate)`: a file's bytes; `present(paths)`: which of these paths
     exist (None: unknown, and then no Makefile is read)."""
-    setups = [p for p in files if PurePosixPath(p).name == "setup.py"]
+    setups = [p for p in files if posix_path(p).name == "setup.py"]
     makes = sorted(p for p, c in files.items() if c.language == "make")
     if not setups and not makes:
         return {}
@@ -2153,7 +2152,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
             scopes |= scope
         if open_scopes:
             built |= {p for p in units if _in_scope(p, open_scopes)}
-        built |= {p for p in units if PurePosixPath(p).name.split(".", 1)[0] in stems}
+        built |= {p for p in units if posix_path(p).name.split(".", 1)[0] in stems}
         if not setups:
             # a Makefile speaks for its own directories only: elsewhere, unknown (counted built)
             built |= {p for p in units if not _in_scope(p, scopes)}
@@ -2162,7 +2161,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
         return {}
     by_name: dict[str, list[str]] = {}
     for p in units:
-        by_name.setdefault(PurePosixPath(p).name, []).append(p)
+        by_name.setdefault(posix_path(p).name, []).append(p)
     todo = sorted(listed)
     while todo:
         path = todo.pop()
@@ -2195,7 +2194,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     what = "lists the package's sources" if not makes else "list the sources they compile" if len(
         setups + makes) > 1 else "lists the sources it compiles"
     return {p: f"no build compiles it: {names} {what} and none of them includes it"
-            for p in unbuilt if PurePosixPath(p).name not in spelt}
+            for p in unbuilt if posix_path(p).name not in spelt}
 
 
 # A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
@@ -2210,7 +2209,7 @@ def test_builds(files, facts: dict[str, PortFacts], nvcc_scripts: set[str]) -> d
     findings (`nvcc_scripts`: shell scripts with a finding that they run nvcc), so nothing is read again."""
     out: dict[str, str] = {}
     for path, c in files.items():
-        parts = PurePosixPath(path).parts
+        parts = posix_path(path).parts
         at = next((k for k, d in enumerate(parts[:-1]) if d.lower() in _TEST_DIRS), None)
         if at is None or c.language not in ("cmake", "make", "shell"):
             continue
@@ -2230,7 +2229,7 @@ def _resolve_include(path: str, target: str, files, by_name) -> list[str]:
         return [local]
     if target in files:
         return [target]
-    name = PurePosixPath(target).name
+    name = posix_path(target).name
     return [p for p in by_name.get(name, ()) if p == target or p.endswith("/" + target)]
 
 
@@ -2284,7 +2283,7 @@ def _ported_by_counterpart(verdicts: tuple[TargetVerdict, ...], counterpart: str
     (_PORTED_BY_DIR), the worst recomputed."""
     from porter.kernels.verdicts import worst
 
-    word = PurePosixPath(counterpart.rstrip("/")).name.lower()
+    word = posix_path(counterpart.rstrip("/")).name.lower()
     answered = {c for c, words in _PORTED_BY_DIR.items() if word in words}
     if not answered:
         return verdicts
@@ -2351,8 +2350,8 @@ def _twinned(path: str, twins: list[str], cuda: list[str]) -> bool:
         return False
     if len(set(cuda)) <= 1:
         return True
-    stems = {PurePosixPath(p).stem for p in twins}
-    return PurePosixPath(path).stem in stems
+    stems = {posix_path(p).stem for p in twins}
+    return posix_path(path).stem in stems
 
 
 def decide_kernel(k: Kernel, findings: Iterable[Finding], decide) -> tuple[Status, str | None]:
@@ -2578,7 +2577,7 @@ def without_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[st
 
 
 def _is_cmake_file(path: str) -> bool:
-    name = PurePosixPath(path).name.lower()
+    name = posix_path(path).name.lower()
     return name.startswith("cmakelists") or name.endswith(".cmake")
 
 
