@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from porter.portaware.scope import cmake_commands, cmake_targets, cmake_units, rocm_reach
+from porter.portaware.scope import (cmake_commands, cmake_targets, cmake_units, cmake_variable_facts,
+                                    cuda_language_spans, cuda_only_variables, rocm_reach)
 from porter.source.parse import parse
 
 REPO = Path(__file__).resolve().parent.parent
@@ -119,3 +120,25 @@ def test_unparsed_comment_spans_are_comments():
         at = data.index(needle)
         assert sf.in_comment(at) or sf.in_string(at), needle
     assert sf.code.count(b"register") == 1  # only line 9's keyword is code
+
+
+def test_a_variable_read_only_in_cuda_language_expressions_carries_cuda_options():
+    assert _statuses(FIXTURE / "variable") == [
+        # MY_CUDA_OPTIONS is read only in `$<$<COMPILE_LANGUAGE:CUDA>:...>` (CMakeLists.txt:14): its writes are
+        # CUDA-language settings the project's ROCm build (line 3) stands in for
+        ("cmake/Options.cmake", 4, "BLD004", "medium", "handled", "CMakeLists.txt:3"),
+        ("cmake/Options.cmake", 5, "BLD004", "medium", "handled", "CMakeLists.txt:3"),
+        # MY_SHARED_OPTIONS is also read by add_compile_options, which every language gets: it may reach hipcc
+        ("cmake/Options.cmake", 6, "BLD004", "medium", "open", None),
+    ]
+
+
+def test_variable_facts():
+    top = (FIXTURE / "variable/CMakeLists.txt").read_text()
+    opts = (FIXTURE / "variable/cmake/Options.cmake").read_text()
+    top_writes, top_reads = cmake_variable_facts(top, cmake_commands(top), cuda_language_spans(top))
+    writes, reads = cmake_variable_facts(opts, cmake_commands(opts), ())
+    assert ("MY_CUDA_OPTIONS", 2, 4) in writes and ("MY_CUDA_OPTIONS", 5, 5) in writes
+    assert top_reads == [("GPU_LANGUAGES", 0, 1), ("MY_CUDA_OPTIONS", 1, 0), ("MY_CXX_OPTIONS", 0, 1),
+                         ("MY_SHARED_OPTIONS", 1, 0)]
+    assert cuda_only_variables([*top_reads, *reads]) == {"MY_CUDA_OPTIONS"}

@@ -2566,3 +2566,54 @@ def rocm_reach(names: Sequence[tuple[int, int, str]], regions: Sequence[tuple[in
         elif any(a <= first <= b or first <= a <= last for a, b in rocm):
             out.add(key)
     return out
+
+
+# A variable read in CMake text (`${MRAY_CUDA_OPTIONS}`).
+_CM_VARIABLE_USE = re.compile(r"\$\{(\w+)\}")
+# Commands that write the variable their first (or second, after a mode word) argument names.
+_CM_LIST_WRITES = frozenset({"APPEND", "PREPEND", "INSERT", "REMOVE_ITEM", "REMOVE_AT", "REMOVE_DUPLICATES",
+                             "FILTER", "TRANSFORM", "SORT", "REVERSE"})
+
+
+def cmake_variable_facts(text: str, cmds: list[CMakeCommand], spans: Sequence[tuple[int, int, int, int]]
+                         ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
+    """A CMake file's writes of its own variables - (name, first line, last line) of each set(NAME ...),
+    list(APPEND NAME ...), string(APPEND NAME ...) - and, per variable it reads as `${NAME}`, (name, reads inside a
+    CUDA-language span, other reads): `spans` are the file's CUDA-language spans (cuda_language_spans,
+    cuda_property_spans). A write's own `${NAME}` (`set(V ${V} -x)`) is no read of it; CMake's own variables
+    (CMAKE_*, which CMake reads itself) are left out. cuda_only_variables reads these over the repository."""
+    writes: list[tuple[str, int, int]] = []
+    for c in cmds:
+        name = None
+        if c.name == "set" and c.args:
+            name = c.args[0]
+        elif c.name in ("list", "string") and len(c.args) > 1 and c.args[0].upper() in (_CM_LIST_WRITES | {"APPEND"}):
+            name = c.args[1]
+        if name and re.fullmatch(r"\w+", name) and not name.startswith("CMAKE_"):
+            writes.append((name, c.line, c.end_line or c.line))
+    own = {(n, line) for n, a, b in writes for line in range(a, b + 1)}
+    reads: dict[str, list[int]] = {}
+    for number, raw in enumerate(text.split("\n"), 1):
+        if raw.lstrip().startswith("#"):
+            continue
+        for m in _CM_VARIABLE_USE.finditer(raw):
+            name = m.group(1)
+            if name.startswith("CMAKE_") or (name, number) in own:
+                continue
+            at = (number, m.start() + 1)
+            inside = any((n, a) <= at < (e, b) for n, a, e, b in spans)
+            count = reads.setdefault(name, [0, 0])
+            count[0 if inside else 1] += 1
+    return writes, [(n, c[0], c[1]) for n, c in sorted(reads.items())]
+
+
+def cuda_only_variables(reads: Iterable[tuple[str, int, int]]) -> set[str]:
+    """The variables every read of which, over all of a repository's CMake files (cmake_variable_facts), sits in a
+    CUDA-language span: MRay's MRAY_CUDA_OPTIONS, read only in `$<$<COMPILE_LANGUAGE:CUDA>:${MRAY_CUDA_OPTIONS}>`.
+    Its nvcc options reach CUDA-language compiles only, as if written in that expression."""
+    inside: dict[str, int] = {}
+    outside: dict[str, int] = {}
+    for name, n_in, n_out in reads:
+        inside[name] = inside.get(name, 0) + n_in
+        outside[name] = outside.get(name, 0) + n_out
+    return {n for n, k in inside.items() if k and not outside.get(n)}

@@ -126,7 +126,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans, cuda_variable_spans,
-                                    cmake_units, rocm_reach,
+                                    cmake_units, rocm_reach, cmake_variable_facts, cuda_only_variables,
                                     optional_toolkit_finds,
                                     cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_rocm_configuration,
@@ -523,7 +523,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 # 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
 # vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
 # 33: session 30 (xmod) reads Python guards across modules (porter.portaware.pymodules; guards' CUDA-only functions).
-FACTS_VERSION = b"portaware-facts-34"
+FACTS_VERSION = b"portaware-facts-35"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -634,11 +634,13 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         regions = [*regions, *cmake_twin_variables(text, cmds), *cmake_twin_functions(cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
         units, names = cmake_units(cmds)
-        return PortFacts(cmake_units=tuple(units), cmake_names=tuple(names), refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
+        spans = tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds)) + tuple(cuda_variable_spans(cmds))
+        writes, reads = cmake_variable_facts(text, cmds, spans)
+        return PortFacts(cmake_units=tuple(units), cmake_names=tuple(names), cmake_writes=tuple(writes),
+                         cmake_reads=tuple(reads), refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          inert=inert_runs("cmake", text), rocm_lines=rocm_lines("cmake", text),
                          tested=tuple(cmake_tested(text)) + own_project,
-                         language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds))
-                         + tuple(cuda_variable_spans(cmds)),
+                         language_spans=spans,
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
                          definitions=tuple(cmake_compile_definitions(cmds)),
@@ -944,6 +946,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.cmake_regions[path] = list(f.regions) + (_make_test_lines(f.regions) if c.language == "make" else [])
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
+    # A CMake variable read only inside CUDA-language spans (MRay's MRAY_CUDA_OPTIONS, read only in
+    # `$<$<COMPILE_LANGUAGE:CUDA>:${MRAY_CUDA_OPTIONS}>`): its writes carry options for CUDA-language compiles only,
+    # as if written in that expression (a read anywhere else, in any CMake file, and they may reach hipcc)
+    cuda_variables = cuda_only_variables(r for f in facts.values() for r in f.cmake_reads)
+    for path, f in sorted(facts.items()):
+        written = [(a, 1, b + 1, 1) for name, a, b in f.cmake_writes if name in cuda_variables]
+        if written:
+            pm.language_spans[path] = sorted([*pm.language_spans.get(path, ()), *written])
 
     # A make configuration fragment beside the project's ROCm one (ludwig's config/unix-nvcc-default.mk beside
     # config/unix-hipcc.mk): an alternative the ROCm build does not use, so its nvcc settings are the CUDA build's.
