@@ -142,3 +142,11 @@ def test_variable_facts():
     assert top_reads == [("GPU_LANGUAGES", 0, 1), ("MY_CUDA_OPTIONS", 1, 0), ("MY_CXX_OPTIONS", 0, 1),
                          ("MY_SHARED_OPTIONS", 1, 0)]
     assert cuda_only_variables([*top_reads, *reads]) == {"MY_CUDA_OPTIONS"}
+
+
+def test_a_cuda_build_arm_that_only_declares_what_its_own_test_uses_vanishes_whole():
+    got = [(p, n, r) for p, n, r, _s, _st, _h in _statuses(FIXTURE / "arms") if r == "DEV043"]
+    # tiles' `#ifdef BIG_CACHE` (line 8) declares sh_extra and sh_extra_overflow, used only under `#ifdef BIG_CACHE`
+    # (line 16), whose `#else` is the ROCm build's complete path: nothing is lost. lost's (line 24) declares
+    # sh_lost, which code outside the test reads: the ROCm build loses its declaration
+    assert got == [("k.cu", 24, "DEV043")]
