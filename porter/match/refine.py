@@ -44,7 +44,8 @@ from typing import Iterable
 from porter.match.draft import Draft
 # Names imported `as _X` keep the private names refine() called them by when the steps were in this module, so its
 # body reads as it did.
-from porter.match.refine_build import (ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTOR_WORD as _INSPECTOR_WORD,
+from porter.match.refine_build import (BUILD_TYPE_RULES, BUILD_TYPE_WORD as _BUILD_TYPE_WORD, build_type_arms,
+                                       ARM_HOST_WORD as _ARM_HOST_WORD, INSPECTOR_WORD as _INSPECTOR_WORD,
                                        LANGUAGE_WORD as _LANGUAGE_WORD, PAIRED_LANGUAGE_RULES, SAME_CHOICE_RULES,
                                        cmake_arm_host_blocks, cmake_module_copy,
                                        WINDOWS_WORD as _WINDOWS_WORD, cmake_profiling_blocks, cmake_removed,
@@ -210,6 +211,9 @@ def refine(findings: list[Draft], sf: SourceFile, rocm_names: Iterable[str] = ()
         findings = [jetson_search(f, sf) for f in findings]
     if sum(f.rule in SAME_CHOICE_RULES for f in findings) > 1 and sf.language == "cmake":
         findings = same_choice(findings, sf)
+    if sum(f.rule in BUILD_TYPE_RULES for f in findings) > 1 and sf.language == "cmake" \
+            and _BUILD_TYPE_WORD.search(sf.code):
+        findings = build_type_arms(findings, sf)
     if findings and sf.language == "cmake" and (b"IN_LIST" in sf.code or b"REMOVE_ITEM" in sf.code):
         removed = cmake_removed(sf)
         findings = [f for f in findings if not any(a <= _offset(sf, f.line, f.column) < b for a, b in removed)]

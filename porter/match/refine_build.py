@@ -340,6 +340,44 @@ def same_choice(findings: list[Draft], sf: SourceFile) -> list[Draft]:
     return out
 
 
+# 5u. CMake: nvcc options chosen per build type (GSWITCH's `if (CMAKE_BUILD_TYPE STREQUAL "Debug")` / `set(CUDA_NVCC_FLAGS
+# ...;-lineinfo;-Xcompiler;-ggdb;--expt-extended-lambda)` / `else ()` / `set(CUDA_NVCC_FLAGS ...;-maxrregcount=64;
+# --expt-extended-lambda)`) are one port item: give HIP its options for each build type. CMAKE_BUILD_TYPE is empty
+# unless set (https://cmake.org/cmake/help/latest/variable/CMAKE_BUILD_TYPE.html), so the default build takes the
+# else() arm, and its nvcc options are where the port item is reported; a BLD004 finding in an arm that tests
+# CMAKE_BUILD_TYPE for a named type reads info (data `build_type`) when the chain's else() arm has one of its own.
+# Not when the file sets CMAKE_BUILD_TYPE itself (its default may be that type), nor for a test with AND, OR or NOT.
+BUILD_TYPE_RULES = frozenset({"BLD004"})
+BUILD_TYPE_WORD = re.compile(rb"\bCMAKE_BUILD_TYPE\b")
+_BUILD_TYPE_TEST = re.compile(r'^\s*"?\$?\{?CMAKE_BUILD_TYPE\}?"?\s+(?:STREQUAL|MATCHES|STRLESS|STRGREATER)\s+"?\w+"?\s*$')
+_SETS_BUILD_TYPE = re.compile(rb"(?i)\bset\s*\(\s*CMAKE_BUILD_TYPE\b")
+
+
+def build_type_arms(findings: list[Draft], sf: SourceFile) -> list[Draft]:
+    """BLD004 findings in an arm that tests CMAKE_BUILD_TYPE for a named type, when the same chain's else() arm
+    (the default build's) has a BLD004 finding too: info (step 5u)."""
+    if _SETS_BUILD_TYPE.search(sf.code):
+        return findings
+    every = arms(sf.code)
+    typed = [a for a in every if _BUILD_TYPE_TEST.match(a.condition)]
+    if not typed:
+        return findings
+    elses = {a.chain: a for a in every if a.index > 0 and not a.condition.strip()}
+    severe = [f.line for f in findings if f.rule in BUILD_TYPE_RULES and f.severity > Severity.INFO]
+    out = []
+    for f in findings:
+        if f.rule in BUILD_TYPE_RULES and f.severity > Severity.INFO:
+            arm = next((a for a in typed if a.line <= f.line < a.end), None)
+            other = elses.get(arm.chain) if arm is not None else None
+            default = next((n for n in severe if other is not None and other.line <= n < other.end), None)
+            if arm is not None and default is not None and arm.line != f.line:
+                f = _as_info(f, "build_type", f"only the {arm.condition.split()[-1].strip(chr(34))} build type takes "
+                                              f"this arm (line {arm.line}); the default build's else() arm sets the "
+                                              f"options too (line {default}), where the port item is reported")
+        out.append(f)
+    return out
+
+
 # 5j. CMake: `find_package(CUDAToolkit QUIET)` without REQUIRED is a probe: on ROCm it finds nothing and the
 # configure goes on (Triton-distributed falls back to a bundled cuda.h, deepmd records nvcc when present, OpenMM
 # switches its optional CUDA platform on). What the build does with the answer (enable_language(CUDA), CUDA::

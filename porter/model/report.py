@@ -149,6 +149,16 @@ class PortFacts:
     # language or run hipcc outside comments (rocmbuild.rocm_lines): what the repository's RocmBuild reads of it
     inert: tuple[tuple[int, int], ...] = ()
     rocm_lines: tuple[int, ...] = ()
+    # A CMake file's (first line, last line, key) of each build unit narrower than its project - a function that
+    # creates or configures targets, a target command outside one - and of each name its commands give (a function
+    # body, a call, a target) (porter.portaware.scope.cmake_units): which targets the ROCm build reaches
+    cmake_units: tuple[tuple[int, int, str], ...] = ()
+    cmake_names: tuple[tuple[int, int, str], ...] = ()
+    # A CMake file's writes of its own variables (name, first line, last line) and its reads of each (name, reads in
+    # a CUDA-language span, other reads) (porter.portaware.scope.cmake_variable_facts): a variable read only in
+    # CUDA-language spans carries options for CUDA-language compiles only
+    cmake_writes: tuple[tuple[str, int, int], ...] = ()
+    cmake_reads: tuple[tuple[str, int, int], ...] = ()
     # A shell script's lines that run ROCm's tools or compiler or select AMD GPUs (rocmbuild.rocm_tool_lines): the
     # AMD side of the project's runs, which stands in for an NVIDIA launch script below it (status.by_rocm_build)
     rocm_tools: tuple[int, ...] = ()

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import itertools
 import posixpath
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from porter.lazyre import lazy_regex
 from porter.source.cmake_conditions import generator_expressions
@@ -2495,3 +2496,130 @@ def shell_vendor_arms(text: str) -> list[tuple[int, int, str, int]]:
             if ported and any(s == CUDA for _a, _b, s in spans):
                 out.extend((a, b, s, a) for a, b, s in spans if s in (CUDA, ROCM))
     return sorted(out)
+
+
+# Commands that configure the targets they name first (https://cmake.org/cmake/help/latest/manual/cmake-commands.7.html)
+_CM_TARGET_FIRST = frozenset({"target_compile_options", "target_link_options", "target_compile_definitions",
+                              "target_compile_features", "target_include_directories", "target_link_libraries",
+                              "target_sources", "target_precompile_headers", "add_library", "add_executable",
+                              "add_custom_target"})
+# The keywords that end set_property(TARGET t ...)'s target list.
+_CM_SET_PROPERTY_END = frozenset({"APPEND", "APPEND_STRING", "PROPERTY"})
+
+
+def cmake_targets(c: CMakeCommand) -> tuple[str, ...]:
+    """The targets one CMake command configures or creates, as its arguments spell them (`TCore`,
+    `${TARGET_NAME}`): set_target_properties' names before PROPERTIES, set_property(TARGET ...)'s, and the first
+    argument of target_*() and add_library/add_executable/add_custom_target; () for any other command."""
+    if c.name == "set_target_properties":
+        return tuple(a for a in itertools.takewhile(lambda a: a != "PROPERTIES", c.args) if a)
+    if c.name == "set_property":
+        if not c.args or c.args[0] != "TARGET":
+            return ()
+        return tuple(a for a in itertools.takewhile(lambda a: a not in _CM_SET_PROPERTY_END, c.args[1:]) if a)
+    if c.name in _CM_TARGET_FIRST and c.args and c.args[0]:
+        return (c.args[0],)
+    return ()
+
+
+def cmake_units(cmds: list[CMakeCommand]) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """Which build unit narrower than its CMake project each line of a CMake file configures, and what each of its
+    commands names: the facts rocm_reach reads once the file's arms are known (RocmBuild's stand-in is per
+    project; a target or a generator function is built by the ROCm build only where that build reaches it).
+
+    Units: (first line, last line, key) of each function()/macro() body that creates or configures targets (key
+    `function:NAME`: every line in it, the reads of CMake's CUDA variables that pick its targets' architectures too)
+    and of each target command outside such a body (`target:T1 T2`: set_target_properties(T1 T2 PROPERTIES ...),
+    set_property(TARGET ...), target_*(T ...)). A line in neither configures the project as a whole.
+    Names: (first line, last line, key) of each function()/macro() body (`body:NAME`), each command (`function:NAME`,
+    a call of a function of that name if the project defines one) and each target it creates or configures
+    (`target:T`)."""
+    bodies: list[tuple[int, int, str]] = []
+    opened: tuple[int, str, str] | None = None  # (line, name, "function" or "macro")
+    for c in cmds:
+        if c.name in ("function", "macro") and opened is None and c.args:
+            opened = (c.line, c.args[0].lower(), c.name)
+        elif opened is not None and c.name == "end" + opened[2]:
+            bodies.append((opened[0], c.end_line or c.line, opened[1]))
+            opened = None
+    units = [(first, last, f"function:{name}") for first, last, name in bodies
+             if any(cmake_targets(c) for c in cmds if first < c.line <= last)]
+    names = [(first, last, f"body:{name}") for first, last, name in bodies]
+    for c in cmds:
+        targets = cmake_targets(c)
+        last = c.end_line or c.line
+        in_body = any(first <= c.line <= end for first, end, _n in bodies)
+        if targets and not in_body and c.name not in ("add_library", "add_executable", "add_custom_target"):
+            units.append((c.line, last, "target:" + " ".join(targets)))
+        names.append((c.line, last, f"function:{c.name}"))
+        names.extend((c.line, last, f"target:{t}") for t in targets)
+    return sorted(units), names
+
+
+def rocm_reach(names: Sequence[tuple[int, int, str]], regions: Sequence[tuple[int, int, str, int]],
+               rocm_lines: Sequence[int]) -> set[str]:
+    """The units (cmake_units' keys) a CMake file's ROCm build reaches, from its names (cmake_units), its arms
+    (`regions`: those of side ROCm) and its HIP-language lines: `function:NAME` for a function whose body holds a
+    ROCm arm or HIP-language line, or that a ROCm arm calls; `target:T` for each target a ROCm arm or HIP-language
+    line creates or configures. (MRay's generator functions each have an MRAY_GPU_BACKEND_HIP arm; its OptiX-IR
+    generator and its TCore test target have none.)"""
+    rocm = [(a, b) for a, b, s, _g in regions if s == ROCM] + [(n, n) for n in rocm_lines]
+    out: set[str] = set()
+    for first, last, key in names:
+        if key.startswith("body:"):
+            if any(first <= a <= last for a, _b in rocm):
+                out.add("function:" + key[5:])
+        elif any(a <= first <= b or first <= a <= last for a, b in rocm):
+            out.add(key)
+    return out
+
+
+# A variable read in CMake text (`${MRAY_CUDA_OPTIONS}`).
+_CM_VARIABLE_USE = re.compile(r"\$\{(\w+)\}")
+# Commands that write the variable their first (or second, after a mode word) argument names.
+_CM_LIST_WRITES = frozenset({"APPEND", "PREPEND", "INSERT", "REMOVE_ITEM", "REMOVE_AT", "REMOVE_DUPLICATES",
+                             "FILTER", "TRANSFORM", "SORT", "REVERSE"})
+
+
+def cmake_variable_facts(text: str, cmds: list[CMakeCommand], spans: Sequence[tuple[int, int, int, int]]
+                         ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
+    """A CMake file's writes of its own variables - (name, first line, last line) of each set(NAME ...),
+    list(APPEND NAME ...), string(APPEND NAME ...) - and, per variable it reads as `${NAME}`, (name, reads inside a
+    CUDA-language span, other reads): `spans` are the file's CUDA-language spans (cuda_language_spans,
+    cuda_property_spans). A write's own `${NAME}` (`set(V ${V} -x)`) is no read of it; CMake's own variables
+    (CMAKE_*, which CMake reads itself) are left out. cuda_only_variables reads these over the repository."""
+    writes: list[tuple[str, int, int]] = []
+    for c in cmds:
+        name = None
+        if c.name == "set" and c.args:
+            name = c.args[0]
+        elif c.name in ("list", "string") and len(c.args) > 1 and c.args[0].upper() in (_CM_LIST_WRITES | {"APPEND"}):
+            name = c.args[1]
+        if name and re.fullmatch(r"\w+", name) and not name.startswith("CMAKE_"):
+            writes.append((name, c.line, c.end_line or c.line))
+    own = {(n, line) for n, a, b in writes for line in range(a, b + 1)}
+    reads: dict[str, list[int]] = {}
+    for number, raw in enumerate(text.split("\n"), 1):
+        if raw.lstrip().startswith("#"):
+            continue
+        for m in _CM_VARIABLE_USE.finditer(raw):
+            name = m.group(1)
+            if name.startswith("CMAKE_") or (name, number) in own:
+                continue
+            at = (number, m.start() + 1)
+            inside = any((n, a) <= at < (e, b) for n, a, e, b in spans)
+            count = reads.setdefault(name, [0, 0])
+            count[0 if inside else 1] += 1
+    return writes, [(n, c[0], c[1]) for n, c in sorted(reads.items())]
+
+
+def cuda_only_variables(reads: Iterable[tuple[str, int, int]]) -> set[str]:
+    """The variables every read of which, over all of a repository's CMake files (cmake_variable_facts), sits in a
+    CUDA-language span: MRay's MRAY_CUDA_OPTIONS, read only in `$<$<COMPILE_LANGUAGE:CUDA>:${MRAY_CUDA_OPTIONS}>`.
+    Its nvcc options reach CUDA-language compiles only, as if written in that expression."""
+    inside: dict[str, int] = {}
+    outside: dict[str, int] = {}
+    for name, n_in, n_out in reads:
+        inside[name] = inside.get(name, 0) + n_in
+        outside[name] = outside.get(name, 0) + n_out
+    return {n for n, k in inside.items() if k and not outside.get(n)}

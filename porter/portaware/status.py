@@ -125,6 +125,7 @@ from porter.portaware.scope import (AUTOMAKE_NAME, Reference, automake_component
                                     build_twin_names, cmake_commands, cmake_twin_functions, cmake_twin_variables,
                                     cmake_module_uses, cmake_references, component_twins, cuda_dependent_options,
                                     cuda_language_enables, cuda_language_spans, cuda_property_spans, cuda_variable_spans,
+                                    cmake_units, rocm_reach, cmake_variable_facts, cuda_only_variables,
                                     optional_toolkit_finds,
                                     cuda_only_match, directory_counterparts, library_twin_candidates, rocm_spellings, shell_vendor_arms, other_model_dirs, same_definitions, sibling_twin, source_twins, unused_arm, used_names,
                                     cmake_tested, cuda_extras, cuda_twins_tested, make_conditional_regions, make_rocm_configuration,
@@ -279,6 +280,11 @@ class PortMap:
     script_builds: dict[str, str] = field(default_factory=dict)
     # the directories whose CMakeLists.txt declares a project() (RocmBuild.stands_in: a CMake file's project)
     cmake_projects: frozenset[str] = frozenset()
+    # per CMake file, its build units narrower than the project (scope.cmake_units), and the units the ROCm build
+    # reaches in the repository (scope.rocm_reach): by_rocm_build stands the project's ROCm build in for a unit's
+    # CUDA lines only where it reaches the unit
+    cmake_units: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    rocm_reach: frozenset[str] = frozenset()
     # shell scripts that run ROCm's tools or compiler -> "path:line" of the first such line; shell scripts that
     # launch the project in a container or cluster job (by_rocm_build)
     rocm_scripts: dict[str, str] = field(default_factory=dict)
@@ -516,7 +522,7 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 # 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
 # vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
 # 33: session 30 (xmod) reads Python guards across modules (porter.portaware.pymodules; guards' CUDA-only functions).
-FACTS_VERSION = b"portaware-facts-33"
+FACTS_VERSION = b"portaware-facts-35"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -626,11 +632,14 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
         cmds = cmake_commands(text)
         regions = [*regions, *cmake_twin_variables(text, cmds), *cmake_twin_functions(cmds)]
         own_project = (CMAKE_PROJECT,) if _PROJECT_CALL().search(text) else ()
-        return PortFacts(refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
+        units, names = cmake_units(cmds)
+        spans = tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds)) + tuple(cuda_variable_spans(cmds))
+        writes, reads = cmake_variable_facts(text, cmds, spans)
+        return PortFacts(cmake_units=tuple(units), cmake_names=tuple(names), cmake_writes=tuple(writes),
+                         cmake_reads=tuple(reads), refs=tuple((r.target, r.side, r.where, r.twin) for r in refs), regions=tuple(regions),
                          inert=inert_runs("cmake", text), rocm_lines=rocm_lines("cmake", text),
                          tested=tuple(cmake_tested(text)) + own_project,
-                         language_spans=tuple(cuda_language_spans(text)) + tuple(cuda_property_spans(cmds))
-                         + tuple(cuda_variable_spans(cmds)),
+                         language_spans=spans,
                          language_enables=tuple(cuda_language_enables(cmds, regions)),
                          modules=tuple(cmake_module_uses(cmds)), dependent=tuple(cuda_dependent_options(cmds)),
                          definitions=tuple(cmake_compile_definitions(cmds)),
@@ -936,6 +945,14 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
             pm.cmake_regions[path] = list(f.regions) + (_make_test_lines(f.regions) if c.language == "make" else [])
         if f.language_spans:
             pm.language_spans[path] = list(f.language_spans)
+    # A CMake variable read only inside CUDA-language spans (MRay's MRAY_CUDA_OPTIONS, read only in
+    # `$<$<COMPILE_LANGUAGE:CUDA>:${MRAY_CUDA_OPTIONS}>`): its writes carry options for CUDA-language compiles only,
+    # as if written in that expression (a read anywhere else, in any CMake file, and they may reach hipcc)
+    cuda_variables = cuda_only_variables(r for f in facts.values() for r in f.cmake_reads)
+    for path, f in sorted(facts.items()):
+        written = [(a, 1, b + 1, 1) for name, a, b in f.cmake_writes if name in cuda_variables]
+        if written:
+            pm.language_spans[path] = sorted([*pm.language_spans.get(path, ()), *written])
 
     # A make configuration fragment beside the project's ROCm one (ludwig's config/unix-nvcc-default.mk beside
     # config/unix-hipcc.mk): an alternative the ROCm build does not use, so its nvcc settings are the CUDA build's.
@@ -1455,6 +1472,11 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
     pm.rocm_build = _rocm_build(pm, files, facts, rocm_configurations)
     pm.cmake_projects = frozenset(posixpath.dirname(p) for p, f in facts.items()
                                   if files[p].language == "cmake" and CMAKE_PROJECT in f.tested)
+    if pm.rocm_build.present:
+        pm.cmake_units = {p: list(f.cmake_units) for p, f in facts.items() if f.cmake_units}
+        pm.rocm_reach = frozenset(k for p, f in facts.items() if f.cmake_names
+                                  for k in rocm_reach(f.cmake_names, pm.cmake_regions.get(p, f.regions),
+                                                      f.rocm_lines))
     pm.rocm_scripts = {p: f"{p}:{f.rocm_tools[0]}" for p, f in sorted(facts.items())
                        if files[p].language == "shell" and f.rocm_tools}
     pm.launchers = frozenset(p for p, f in facts.items() if files[p].language == "shell" and f.launcher)
@@ -2510,7 +2532,7 @@ def by_rocm_build(findings: tuple[Finding, ...], nvidia_build: frozenset[str], r
                 not _is_cmake_file(f.path) or (_cuda_language_only(f, pm)
                                                and cmake_project(f.path, pm.cmake_projects) not in cuda_everywhere)):
             ev = pm.rocm_build.stands_in(f.path, pm.cmake_projects)
-            if ev is not None:
+            if ev is not None and _reached(f, pm):
                 return ev
         if f.rule in launch or (f.rule in nvidia_build and f.path in pm.launchers):
             return _rocm_script_above(f.path, pm.rocm_scripts)
@@ -2542,6 +2564,24 @@ def _cuda_language_only(f: Finding, pm: PortMap) -> bool:
         return True
     return any((n, a) <= (f.line, f.column) < (m, b) and (end is None or (f.line, end) <= (m, b))
                for n, a, m, b in pm.language_spans.get(f.path, ()))
+
+
+def _reached(f: Finding, pm: PortMap) -> bool:
+    """Whether the project's ROCm build reaches the build unit a CMake line configures (scope.cmake_units): the
+    project as a whole (a CUDA variable, a directory's flags) always; a function that creates or configures targets
+    only if the ROCm build runs it or it holds a ROCm arm of its own; a target only if a ROCm arm or HIP-language
+    line configures that target too (scope.rocm_reach). A ROCm build in the same CMake project does not build every
+    target: MRay's OptiX-IR generator (CUDA_ARCHITECTURES, CUDA_SEPARABLE_COMPILATION per compute capability) and
+    its TCore test target's CUDA_SEPARABLE_COMPILATION have no ROCm counterpart, so those lines stay open."""
+    if not _is_cmake_file(f.path):
+        return True
+    for first, last, key in pm.cmake_units.get(f.path, ()):
+        if first <= f.line <= last:
+            kind, _, rest = key.partition(":")
+            wanted = [f"target:{t}" for t in rest.split()] if kind == "target" else [key]
+            if not all(k in pm.rocm_reach for k in wanted):
+                return False
+    return True
 
 
 def _rocm_script_above(path: str, scripts: dict[str, str]) -> str | None:

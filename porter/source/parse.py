@@ -190,6 +190,7 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     if comment_spans is not None and (parse_input is data or parse_input == data):
         preprocessor.known_comment_spans(parse_input, comment_spans)  # the pass for braces then lexes no comments
     # One arm of an #if group whose arms split braces (issue 27 class 5): a kernel must not swallow its launcher.
+    unbraced = parse_input
     parse_input = preprocessor.one_arm_for_braces(parse_input)
     if b"__cluster_dims__" in parse_input or b"__align__" in parse_input or b"__maxnreg__" in parse_input or b"__block_size__" in parse_input:
         parse_input = unparsed_attributes().sub(lambda m: b" " * len(m.group()), parse_input)
@@ -197,6 +198,10 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     caps = captures("cuda", _CUDA_STRUCTURE, tree.root_node)
     comments = _spans(caps.get("comment", []))
     strings = _spans(caps.get("string", [])) + _spans(caps.get("quoted", []), inner=True)
+    if parse_input is not unbraced:
+        blanked_comments, blanked_raw = _unparsed_comments(data, parse_input)
+        comments += blanked_comments
+        strings += blanked_raw
     for node in caps.get("macro", []):
         for m in _macro_noise().finditer(data, node.start_byte, node.end_byte):
             if m.end() <= node.end_byte:
@@ -214,6 +219,21 @@ def _parse_cuda(path: str, data: bytes, line_starts: list[int], macros: dict[str
     functions.sort(key=lambda f: f.start_byte)
     return SourceFile(path, "cuda", data, code, tree, comments, strings, functions, macro_uses, line_starts,
                       error_lines=_error_lines(tree, "cuda"))
+
+
+def _unparsed_comments(data: bytes, parsed: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The comments (and raw strings) of `data` the parser never saw: those in the arms and directive lines
+    preprocessor.one_arm_for_braces blanked to spaces in `parsed` (the `#else` arm of a group whose arms split
+    braces, a `// ...` after its `#else`). The parse tree has no comment node there, yet the regex rules read every
+    arm, so without them such a comment's words stay in `code` and match as code (stormm's
+    `// In order to conserve register pressure` read as the `register` storage class)."""
+    comments: list[tuple[int, int]] = []
+    raw: list[tuple[int, int]] = []
+    for start, end in preprocessor.lexed_comment_spans(data):
+        if parsed[start:end] == data[start:end]:
+            continue  # parsed as it is: the tree has it
+        (comments if data.startswith(b"/", start) else raw).append((start, end))
+    return comments, raw
 
 
 def _parse_python(path: str, data: bytes, line_starts: list[int]) -> SourceFile:
@@ -373,8 +393,11 @@ def _hash_comment_spans(data: bytes, lang: str) -> list[tuple[int, int]]:
         rx = re.compile(rb"^[ \t]*#[^\n]*", re.M)
     elif lang == "cmake":
         # an escape outside quotes first (`\"` in `-DDATE=\"${DATE}\"` is a character of an unquoted argument, not
-        # an opening quote: https://cmake.org/cmake/help/latest/manual/cmake-language.7.html#escape-sequences)
-        rx = re.compile(rb'\\.|"(?:\\.|[^"\\])*"|#\[(=*)\[[\s\S]*?\]\1\]|#[^\n]*')
+        # an opening quote: https://cmake.org/cmake/help/latest/manual/cmake-language.7.html#escape-sequences).
+        # An escape may be a backslash before the newline (a quoted argument's line continuation, MRay's `"... \`
+        # over three lines): re.S lets `\\.` take it, else the string's match failed there and every later quote
+        # was read the wrong way round, `#` comments as code and code as strings.
+        rx = re.compile(rb'\\.|"(?:\\.|[^"\\])*"|#\[(=*)\[[\s\S]*?\]\1\]|#[^\n]*', re.S)
     else:
         rx = re.compile(rb"(?:^|(?<=[ \t]))#[^\n]*", re.M)
     for m in rx.finditer(data):

@@ -224,6 +224,12 @@ def comment_spans(data: bytes) -> array[int] | None:
 MAX_SPAN_DENSITY = 16
 
 
+def lexed_comment_spans(data: bytes) -> tuple[tuple[int, int], ...]:
+    """The spans of `data`'s comments and raw strings (what blank_comments blanks), from the known spans when this
+    process has them for `data` (known_comment_spans, or the last lex of it), else lexed now."""
+    return _KNOWN_SPANS[1] if _KNOWN_SPANS[0] is data else tuple(_comment_spans(data))
+
+
 def known_comment_spans(data: bytes, flat: Sequence[int]) -> None:
     """Say that `flat` is comment_spans(data), worked out elsewhere: the repository-facts worker lexes each C/C++
     file's comments for its directives, and the scan's parse of the same bytes then blanks them from its answer

@@ -48,8 +48,47 @@ def match_vanishing_build_arm(pattern: dict, sf: SourceFile, ctx: MatchContext) 
     named = sorted(n for n in cuda if n.encode() in sf.data)
     if not named:
         return
-    found = vanishing_build_arms(preprocessed(sf), ctx.extra.get("rocm_names", ()), cuda)
-    yield from _arm_hits(sf, named, [(g, a) for g, a in found if not _pragmas_only(sf, a)], ())
+    pre = preprocessed(sf)
+    found = vanishing_build_arms(pre, ctx.extra.get("rocm_names", ()), cuda)
+    yield from _arm_hits(sf, named, [(g, a) for g, a in found if not _pragmas_only(sf, a)
+                                     and not _declares_for_its_test(sf, pre, a)], ())
+
+
+# A declaration statement: `__shared__ int sh_x[N];`, `const float2 v = make_float2(0, 0);` (its declared name in
+# group `name`). Qualifiers, a namespaced or templated type, pointers, array extents and an initialiser.
+_DECLARATION = re.compile(rb"\s*(?:(?:__shared__|__device__|__constant__|const|volatile|static|unsigned|signed|long)\s+)*"
+                          rb"[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?[\s*&]+(?P<name>[A-Za-z_]\w*)\s*(?:\[[^\];]*\]\s*)*"
+                          rb"(?:=[^;{}]*)?;")
+
+
+def _declares_for_its_test(sf: SourceFile, pre, arm) -> bool:
+    """Whether an arm only declares names that the file uses nowhere but in arms of the same test (stormm's `#ifdef
+    LARGE_CHIP_CACHE` / `__shared__ int sh_xcrd_overflow[...]`, a cache-size switch only the CUDA build defines,
+    whose every use is under `#ifdef LARGE_CHIP_CACHE` too, with an `#else` of its own there): the declarations
+    vanish with the code that reads them, and the ROCm build's layout without them is complete."""
+    # nested directives (`#  ifndef TCALC_IS_SINGLE` around more declarations) only choose among declarations
+    body = re.sub(rb"(?m)^[ \t]*#[^\n]*$", b"", _arm_text(sf.code, sf, arm))
+    if b"#" in body:
+        return False
+    names: list[bytes] = []
+    at = 0
+    while body[at:].strip():
+        m = _DECLARATION.match(body, at)
+        if m is None:
+            return False
+        names.append(m.group("name"))
+        at = m.end()
+    if not names:
+        return False
+    same = [(a.end_line + 1, a.last) for g in pre.groups for a in g.arms
+            if a.kind == arm.kind and a.text.strip() == arm.text.strip()]
+    tokens = sf.tokens()
+    for name in names:
+        for offset in tokens.get(name, ()):
+            line = sf.position(offset)[0]
+            if not any(first <= line <= last for first, last in same):
+                return False
+    return True
 
 
 # An arm whose code is only `#pragma` lines (a compiler's diagnostic push/ignore, Legion's `#ifdef
