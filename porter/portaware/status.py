@@ -111,6 +111,7 @@ from pathlib import PurePosixPath
 from typing import Any, Iterable
 
 from porter.lazyre import lazy_regex
+from porter.match import refine_unreferenced
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.finding import PROJECT_HEADER
 from porter.model.kernel import CheckResult, TargetVerdict
@@ -2440,6 +2441,10 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
     kernels = []
+    unreferenced_kernels = {(f.path, f.kernel): why for f in findings
+                            if f.rule == refine_unreferenced.KERNEL_RULE and f.kernel
+                            for why in [dict(f.data).get("unused")]
+                            if why and why.startswith(refine_unreferenced.UNREFERENCED)}
     kernel_paths: dict[str, list[str]] = {}
     for k in result.kernels:
         kernel_paths.setdefault(k.name, []).append(k.path)
@@ -2456,11 +2461,20 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         if fs is not None and fs[0] == UNBUILT and verdicts is not None:
             # no build compiles the kernel: no target has work in it
             verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
+        dead = unreferenced_kernels.get((k.path, k.name))
+        if dead is not None and verdicts is not None and not any(
+                f.status is Status.OPEN and f.severity > Severity.INFO and k.line <= f.line <= k.end_line
+                for f in by_path.get(k.path, ())):
+            # nothing the build reaches launches the kernel (porter.match.refine_unreferenced): no target has work
+            # in it, as in a file no build compiles
+            verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
         if k.path in pm.twin_archs and verdicts is not None:
             verdicts = _twin_unbuilt(verdicts, k.verdicts or (), pm.twin_archs[k.path], pm.file_side[k.path][2],
                                      format_rules)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
+        if st is Status.OPEN and dead is not None and all(v.verdict == "ok" for v in verdicts or ()):
+            st, by = Status.CUDA_ONLY, dead
         if st is Status.HANDLED and (_rocm_code_open(k2, check_code) or _rocm_code_open(k2, frozenset({TWIN_ARCH_CHECK}))):
             # a ROCm file or arm that is itself wrong (a wave size fixed at 64 on wave32, warpSize in a shared
             # extent since ROCm 7.0): the port is not done there (issue 27 class 4)
