@@ -23,8 +23,9 @@ A function may be dead only when nothing outside the repository can call it and 
   `swap`, `get`, `main`), not all capitals (a macro-shaped entry point: PYBIND11_MODULE, TORCH_LIBRARY);
 - not `virtual`/`override`/`final` (called through a base), not `extern "C"` and not exported (`dllexport`,
   `visibility("default")`): an ABI for callers elsewhere;
-- not in a file under an `include/` directory (a library's public API), and not in a header of a repository with
-  no entry point of its own (no `main`, no Python binding module): a header-only library is called by its users;
+- not in a file under an `include/` directory (a library's public API); in a repository with no entry point of its
+  own (no `main`, no Python binding module: a library), not in a header and not a plain (external) kernel: a
+  library's users call those;
 - not defined through a macro, and no macro of the repository pastes tokens onto a part of its name (`##`):
   such a name is spelt nowhere;
 - its definition emitted only where used (a template or a member of one, `inline`, `static`, `constexpr`, a member
@@ -61,7 +62,8 @@ _IMPLICIT = frozenset({"main", "begin", "end", "rbegin", "rend", "cbegin", "cend
 _ON_DEMAND = re.compile(r"\b(?:inline|__inline__|__forceinline__|__forceinline|static|constexpr|consteval)\b")
 _EXPORTED = re.compile(r"\b(?:virtual|override|final|dllexport|visibility\s*\(\s*\"default\"|__global__\s+extern)\b"
                        r"|extern\s*\"C\"")
-_ENTRY = re.compile(rb"\bmain\s*\(|\bPYBIND11_MODULE\b|\bTORCH_LIBRARY\w*\b|\bNB_MODULE\b|\bPy_InitModule|\bPyInit_")
+_ENTRY = re.compile(rb"\b(?:int|void)\s+main\s*\(|\bPYBIND11_MODULE\b|\bTORCH_LIBRARY\w*\b|\bNB_MODULE\b|\bPy_InitModule|\bPyInit_")
+_HEADER_EXTENSIONS = frozenset(s.lstrip(".").lower() for s in HEADER_SUFFIXES)
 _WORD = re.compile(rb"[A-Za-z_$][\w$]*")
 _PASTE = re.compile(rb"(\w*)\s*##\s*(\w*)")
 
@@ -179,8 +181,6 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
             entry = entry or _ENTRY.search(code) is not None
             if b"##" in code:
                 pastes.extend(_PASTE.findall(code))
-        else:
-            entry = True  # a Python package or script: the headers serve it, not unknown users
 
     def pasted(name: str) -> bool:
         b = name.encode()
@@ -204,14 +204,16 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
                     return False  # a constructor: called by every object made
         if "include" in path.split("/")[:-1]:
             return False
-        if path.rsplit(".", 1)[-1].lower() in {s.lstrip(".") for s in HEADER_SUFFIXES} and not entry:
-            return False
         kind = _kind(fn, sf.data)
         if kind is None:
             return False
         template, on_demand, exported = kind
         if exported or not (on_demand or fn.is_kernel):
             return False
+        if not entry:
+            # a library: its headers and whatever has external linkage (a plain kernel) serve callers elsewhere
+            if path.rsplit(".", 1)[-1].lower() in _HEADER_EXTENSIONS or (fn.is_kernel and not on_demand):
+                return False
         if not hip_reaches(directives(sf.data), fn.start_line):
             return False  # the arm's own question (a helper the ROCm build never compiles at all)
         return not pasted(name)
@@ -317,11 +319,11 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
             template = bool(own and own[3])
             if template or f.rule not in breaks or (f.rule == ASM_RULE and parses_on_amdgpu(fn.node.text or b"")):
                 callers = sorted(edges.get(fn.name, ()))
-                via = (f" outside its own definition" if not callers else
-                       f" but from {', '.join(f'`{c}`' for c in callers[:3])}{' and others' if len(callers) > 3 else ''}"
-                       f", which nothing the build reaches calls either")
                 what = "template" if template else "kernel" if fn.is_kernel else "function"
-                f = f.unused(f"{UNREFERENCED} `{fn.name}` ({what}) is named nowhere in the repository's code{via}: "
-                             f"no build {'instantiates' if template else 'runs'} it, so this is no port work")
+                named = ("named nowhere in the repository's code outside its own definition" if not callers else
+                         f"named in the repository's code only by {', '.join(f'`{c}`' for c in callers[:3])}"
+                         f"{' and others' if len(callers) > 3 else ''}, which nothing the build reaches uses either")
+                f = f.unused(f"{UNREFERENCED} `{fn.name}` ({what}) is {named}: no build "
+                             f"{'instantiates' if template else 'runs'} it, so this is no port work")
         out.append(f)
     return out
