@@ -31,6 +31,9 @@ def test_unreferenced_functions_read_info_and_the_rest_stays_open():
         # a public header under include/: its users call it
         ("include/app/api.cuh", 5, "DEV002", "high", []),
         ("include/app/api.cuh", 5, "DEV011", "medium", []),
+        # src/legacy.cuh: no build compiles it (test_a_makefile_naming_sources_by_path_speaks_for_their_directory)
+        ("src/legacy.cuh", 3, "DEV003", "high", []),
+        ("src/legacy.cuh", 3, "DEV002", "high", []),
         # warp_sum: called by live_kernel, which main launches
         ("src/reduce.cuh", 7, "DEV011", "medium", []),
         ("src/reduce.cuh", 7, "DEV002", "high", []),
@@ -158,3 +161,19 @@ def test_file_scope_mentions_and_budgets_keep_findings_open():
         assert _marked(base) == []
     finally:
         ru.READ_BUDGET = saved
+
+
+def test_a_makefile_naming_sources_by_path_speaks_for_their_directory():
+    # The app's Makefile names src/main.cu: it lists what it compiles in src/, so src/legacy.cuh, which no listed
+    # source includes, is compiled by no build (porter.portaware.status.unbuilt_sources); a directory it names no
+    # source of (include/app) stays unknown, counted built.
+    from porter.portaware.status import _make_reading
+
+    text = (FIXTURE / "app/Makefile").read_text()
+    assert _make_reading("Makefile", text, {"", "src", "include", "include/app"})[1] == {"\0", "src\0"}
+    assert _make_reading("build/Makefile", "OBJ = ../src/a.cu $(D)/b.cu\n", {"", "src", "build"})[1] == {
+        "build\0", "src\0"}
+    got = [(f.path, f.line, f.rule, str(f.status), f.handled_by) for f in _result(FIXTURE / "app").findings
+           if f.status.name != "OPEN"]
+    why = "no build compiles it: Makefile lists the sources it compiles and none of them includes it"
+    assert got == [("src/legacy.cuh", 3, "DEV003", "cuda-only", why), ("src/legacy.cuh", 3, "DEV002", "cuda-only", why)]

@@ -2022,6 +2022,9 @@ _OTHER_BUILD_NAMES = ("meson.build", "SConstruct", "SConscript", "build.ninja", 
                       "xmake.lua", "BUILD.gn", "configure.ac", "configure.in", "build.sh", "CMakeLists.txt")
 # A C/C++/CUDA source or object a Makefile names (`grid_Cuda.o`, `$(SRC_DIR)/main.cu`, `kernels.cu.o`).
 _MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|obj|lo)(?![\w.])")
+# A source a Makefile names by a plain relative path (`src/main.cu`), its directory in group 1.
+_MAKE_SOURCE_PATH = lazy_regex(r"(?<![\w$%*/.-])((?:(?:\.\.|[\w+-][\w.+-]*)/)+)[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip)"
+                               r"(?![\w.])")
 # What makes a Makefile's list open-ended: a source wildcard or listing command, a pattern rule building a program
 # straight from any source (`%: %.cu`), or another make file it includes (porter may not read it).
 # (a wildcard of headers, `DEPS = $(wildcard src/*.h)`, or `$(shell which nvcc)` lists nothing compiled)
@@ -2048,6 +2051,12 @@ def _make_reading(path: str, text: str, dirs: set[str],
     here = posixpath.dirname(path)
     stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
     scope = {here + "\0"}
+    # the directory of each source it names by path (CUDASW4's `$(BUILDDIR)/main.o : src/main.cu ...`): it lists
+    # what it compiles there, so a source of that directory it never names is not built by it
+    for m in _MAKE_SOURCE_PATH().finditer(text):
+        d = posixpath.normpath(posixpath.join(here, m.group(1)))
+        if not d.startswith("..") and d in dirs:
+            scope.add(d + "\0")
     for word in re.split(r"[\s=:;,()]+", text):
         m = _DIR_WORD().fullmatch(word) if "/" in word or word.startswith("..") else None
         if m is None:
