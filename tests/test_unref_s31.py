@@ -69,6 +69,10 @@ def test_unreferenced_functions_read_info_and_the_rest_stays_open():
         ("src/reduce.cuh", 61, "DEV002", "high", []),
         # declared by a plain prototype: announced to other translation units
         ("src/reduce.cuh", 64, "DEV002", "high", []),
+        # a template nothing instantiates, but its asm's "l" operand is rejected when clang parses it
+        ("src/reduce.cuh", 69, "DEV001", "high", []),
+        # "=r" parses: never emitted (refine_helpers' own reading, which reaches it first)
+        ("src/reduce.cuh", 76, "DEV001", "info", ["hip-clang never emits its body, so this PTX is never compiled for AMD"]),
     ]
 
 
@@ -122,11 +126,13 @@ def test_a_call_from_live_code_keeps_the_whole_chain():
     files = _app_files()
     assert _marked(files) == [("src/reduce.cuh", 14, "DEV002"), ("src/reduce.cuh", 19, "KRN001"),
                               ("src/reduce.cuh", 31, "DEV003"), ("src/reduce.cuh", 58, "DEV002"),
-                              ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001")]
+                              ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
+                              ("src/reduce.cuh", 76, "DEV001")]
     # main calls old_launcher: old_kernel and old_block_sum are reached through it
     files["src/main.cu"] = files["src/main.cu"].replace(b"return 0;", b"old_launcher(d);\n    return 0;")
     assert _marked(files) == [("src/reduce.cuh", 31, "DEV003"), ("src/reduce.cuh", 58, "DEV002"),
-                              ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001")]
+                              ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
+                              ("src/reduce.cuh", 76, "DEV001")]
     # the same call only in a comment, or in an arm hip-clang never takes, is no use
     base = _app_files()
     for text in (b"// old_launcher(d);\n    return 0;",
@@ -151,7 +157,8 @@ def test_file_scope_mentions_and_budgets_keep_findings_open():
     try:
         ru.PARSE_BUDGET = 3
         assert _marked(files) == [("src/reduce.cuh", 31, "DEV003"), ("src/reduce.cuh", 58, "DEV002"),
-                                  ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001")]
+                                  ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
+                              ("src/reduce.cuh", 76, "DEV001")]
     finally:
         ru.PARSE_BUDGET = saved
     # past the read budget nothing is decided

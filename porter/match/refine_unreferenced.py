@@ -30,8 +30,10 @@ A function may be dead only when nothing outside the repository can call it and 
   such a name is spelt nowhere;
 - its definition emitted only where used (a template or a member of one, `inline`, `static`, `constexpr`, a member
   defined in its class) or a `__global__` kernel (launched only where named);
-- for a finding of a rule tagged `breaks-build` (PTX, a 32-bit mask for HIP's 64-bit builtins), only a template:
-  hip-clang checks a non-template body whether it is called or not.
+- for a finding of a rule tagged `breaks-build` (a 32-bit mask for HIP's 64-bit builtins), only a template:
+  hip-clang checks a non-template body whether it is called or not; inline PTX (DEV001) only where every asm
+  operand constraint is one the AMDGPU target parses (porter.match.refine_helpers.parses_on_amdgpu), template or
+  not.
 When a budget runs out (READ_BUDGET bytes read, PARSE_BUDGET files parsed, MAX_NAMES names followed) every
 finding stands. What this cannot see (a call the compiler resolves by overload or `sizeof(T)` to another
 definition of the same name) keeps the finding open: one live mention of the name keeps every definition of it.
@@ -317,7 +319,13 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
         if fn is not None and fn.name not in live and fn.name in followed:
             own = next((d for d in defs.get(fn.name, ()) if d[0] == f.path and d[1] == fn.start_byte), None)
             template = bool(own and own[3])
-            if template or f.rule not in breaks or (f.rule == ASM_RULE and parses_on_amdgpu(fn.node.text or b"")):
+            if f.rule == ASM_RULE:
+                # clang checks an asm statement's constraints when it parses it, in a template too: a PTX register
+                # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX text is read only once emitted
+                keep = not parses_on_amdgpu(fn.node.text or b"")
+            else:
+                keep = not template and f.rule in breaks
+            if not keep:
                 callers = sorted(edges.get(fn.name, ()))
                 what = "template" if template else "kernel" if fn.is_kernel else "function"
                 named = ("named nowhere in the repository's code outside its own definition" if not callers else
