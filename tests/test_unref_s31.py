@@ -24,6 +24,9 @@ def _rows(result):
             for f in result.findings if f.severity > Severity.INFO or "unused" in dict(f.data)]
 
 
+TWIN = "`twin_shuffle` (template) is named nowhere in the repository's code outside its own definition"
+
+
 def test_unreferenced_functions_read_info_and_the_rest_stays_open():
     got = _rows(_result(FIXTURE / "app"))
     assert got == [
@@ -73,6 +76,12 @@ def test_unreferenced_functions_read_info_and_the_rest_stays_open():
         ("src/reduce.cuh", 69, "DEV001", "high", []),
         # "=r" parses: never emitted (refine_helpers' own reading, which reaches it first)
         ("src/reduce.cuh", 76, "DEV001", "info", ["hip-clang never emits its body, so this PTX is never compiled for AMD"]),
+        # a definition in an arm hip-clang never takes decides nothing about its name: the twin in `#else` is what
+        # the ROCm build compiles, and nothing calls either
+        ("src/reduce.cuh", 82, "DEV002", "info", [TWIN]),
+        ("src/reduce.cuh", 82, "DEV011", "info", [TWIN]),
+        ("src/reduce.cuh", 85, "DEV002", "info", [TWIN]),
+        ("src/reduce.cuh", 85, "DEV011", "info", [TWIN]),
     ]
 
 
@@ -127,12 +136,14 @@ def test_a_call_from_live_code_keeps_the_whole_chain():
     assert _marked(files) == [("src/reduce.cuh", 14, "DEV002"), ("src/reduce.cuh", 19, "KRN001"),
                               ("src/reduce.cuh", 31, "DEV003"), ("src/reduce.cuh", 58, "DEV002"),
                               ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
-                              ("src/reduce.cuh", 76, "DEV001")]
+                              ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
+                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
     # main calls old_launcher: old_kernel and old_block_sum are reached through it
     files["src/main.cu"] = files["src/main.cu"].replace(b"return 0;", b"old_launcher(d);\n    return 0;")
     assert _marked(files) == [("src/reduce.cuh", 31, "DEV003"), ("src/reduce.cuh", 58, "DEV002"),
                               ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
-                              ("src/reduce.cuh", 76, "DEV001")]
+                              ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
+                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
     # the same call only in a comment, or in an arm hip-clang never takes, is no use
     base = _app_files()
     for text in (b"// old_launcher(d);\n    return 0;",
@@ -158,7 +169,8 @@ def test_file_scope_mentions_and_budgets_keep_findings_open():
         ru.PARSE_BUDGET = 3
         assert _marked(files) == [("src/reduce.cuh", 31, "DEV003"), ("src/reduce.cuh", 58, "DEV002"),
                                   ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
-                              ("src/reduce.cuh", 76, "DEV001")]
+                              ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
+                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
     finally:
         ru.PARSE_BUDGET = saved
     # past the read budget nothing is decided

@@ -164,6 +164,21 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
     if not wanted:
         return findings
     files = _Files(sources, read)
+    lexed: dict[int, list] = {}  # id(bytes) -> its directives (each file's lexed once)
+
+    reached: dict[tuple[int, int], bool] = {}
+
+    def reaches(data: bytes, line: int) -> bool:
+        """Whether hip-clang may compile the line (cached per file and line)."""
+        key = (id(data), line)
+        if key not in reached:
+            ds = lexed.get(id(data))
+            if ds is None:
+                ds = lexed[id(data)] = directives(data)
+            reached[key] = hip_reaches(ds, line)
+        return reached[key]
+
+    judged: dict[tuple[str, int], bool] = {}  # (path, first byte) -> eligible
     texts: dict[str, bytes] = {}  # path -> code, comments blanked (C/C++/CUDA and Python), within READ_BUDGET
     words: dict[str, frozenset[bytes]] = {}  # path -> the identifier-shaped words of its code (the reference index)
     spent = 0
@@ -192,6 +207,7 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
     # name -> its definitions: (path, start byte, end byte, template, on-demand, may be dead)
     defs: dict[str, list[tuple[str, int, int, bool, bool]]] = {}
     dead_ok: dict[str, bool] = {}
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (name, path) -> its definitions' byte spans there
 
     def eligible(path: str, sf: SourceFile, fn: Function) -> bool:
         name = fn.name
@@ -216,8 +232,6 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
             # a library: its headers and whatever has external linkage (a plain kernel) serve callers elsewhere
             if path.rsplit(".", 1)[-1].lower() in _HEADER_EXTENSIONS or (fn.is_kernel and not on_demand):
                 return False
-        if not hip_reaches(directives(sf.data), fn.start_line):
-            return False  # the arm's own question (a helper the ROCm build never compiles at all)
         return not pasted(name)
 
     def note(path: str, sf: SourceFile, fn: Function) -> bool:
@@ -227,7 +241,15 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
         entry_ = (path, fn.start_byte, fn.end_byte, template, bool(kind and kind[1]))
         if entry_ not in defs.setdefault(fn.name, []):
             defs[fn.name].append(entry_)
-        ok = eligible(path, sf, fn)
+            spans.setdefault((fn.name, path), []).append((fn.start_byte, fn.end_byte))
+        if not reaches(sf.data, fn.start_line):
+            # a definition the ROCm build never compiles (CUDASW4's `#if CUDART_VERSION >= 9000` atomicAggInc beside
+            # its `#else` twin) decides nothing about the name; a name defined only there is the arm's own question
+            return True
+        key = (path, fn.start_byte)
+        if key not in judged:
+            judged[key] = eligible(path, sf, fn)
+        ok = judged[key]
         dead_ok[fn.name] = dead_ok.get(fn.name, True) and ok
         return ok
 
@@ -266,10 +288,10 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
             hits = asked & words[path]
             if not hits:
                 continue
-            dirs = None
             sf: SourceFile | None = None
-            found = sorted((m for w in hits for m in re.finditer(rb"(?<![\w$])" + re.escape(w) + rb"(?![\w$])", code)),
-                           key=lambda m: m.start())
+            found = re.finditer(rb"(?<![\w$])(?:" + b"|".join(map(re.escape, sorted(hits, key=len, reverse=True)))
+                                + rb")(?![\w$])", code)
+            line, counted = 1, 0  # the mentions in file order: each one's line counted on from the last
             for m in found:
                 name = m.group(0).decode()
                 if name in live:
@@ -277,11 +299,11 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
                 if sources[path] != "cuda":
                     live.add(name)  # named in Python: a binding, a JIT loader
                     continue
-                if any(p == path and a <= m.start() < b for p, a, b, _t, _o in defs.get(name, ())):
+                if any(a <= m.start() < b for a, b in spans.get((name, path), ())):
                     continue  # its own definition (recursion, an overload calling another)
-                if dirs is None:
-                    dirs = directives(code)
-                if not hip_reaches(dirs, code.count(b"\n", 0, m.start()) + 1):
+                line += code.count(b"\n", counted, m.start())
+                counted = m.start()
+                if not reaches(code, line):
                     continue
                 if sf is None:
                     sf = files.get(path)
