@@ -55,6 +55,9 @@ MAX_NAMES = 4000  # function names followed
 
 UNREFERENCED = "unreferenced:"  # how the reason opens (porter.portaware.status reads a kernel's by it)
 KERNEL_RULE = "KRN001"  # info, at each kernel's definition: carries "unreferenced" to the kernel's status
+# Rules whose spot hip-clang rejects when it parses a template's definition, instantiated or not: spaced launch
+# chevrons (`<< <`: no launch token to clang) and the `register` storage class (removed in C++17).
+PARSE_ERRORS = frozenset({"DEV040", "DEV021"})
 ASM_RULE = "DEV001"  # inline PTX: clang reads an uncalled body's asm constraints only (refine_helpers)
 _NAME = re.compile(r"[A-Za-z_]\w*\Z")
 # Names the language or the standard library calls without spelling them at the call (range-for, ADL swap,
@@ -65,6 +68,16 @@ _ON_DEMAND = re.compile(r"\b(?:inline|__inline__|__forceinline__|__forceinline|s
 _EXPORTED = re.compile(r"\b(?:virtual|override|final|dllexport|visibility\s*\(\s*\"default\"|__global__\s+extern)\b"
                        r"|extern\s*\"C\"")
 _ENTRY = re.compile(rb"\b(?:int|void)\s+main\s*\(|\bPYBIND11_MODULE\b|\bTORCH_LIBRARY\w*\b|\bNB_MODULE\b|\bPy_InitModule|\bPyInit_")
+# A test, benchmark, example or demo by its path: a directory so named, or a file name holding the word.
+_CONSUMER = re.compile(r"(?i)(?:^|/)(?:tests?|testing|unit_?tests?|bench(?:marks?)?|examples?|samples?|demos?)/"
+                       r"|(?:^|/)[^/]*(?:test|bench|example|sample|demo)[^/]*$")
+
+
+def consumer(path: str) -> bool:
+    """Whether the file exercises a library rather than being one (see _CONSUMER)."""
+    return _CONSUMER.search(path) is not None
+
+
 _HEADER_EXTENSIONS = frozenset(s.lstrip(".").lower() for s in HEADER_SUFFIXES)
 _WORD = re.compile(rb"[A-Za-z_$][\w$]*")
 _PASTE = re.compile(rb"(\w*)\s*##\s*(\w*)")
@@ -296,8 +309,11 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
                 name = m.group(0).decode()
                 if name in live:
                     continue
-                if sources[path] != "cuda":
-                    live.add(name)  # named in Python: a binding, a JIT loader
+                if sources[path] != "cuda" or consumer(path):
+                    # named in Python (a binding, a JIT loader), or in a test, benchmark or example: the code a
+                    # library's API is exercised by, whether or not a build target runs it (GPUSorting's
+                    # SplitSortPairs, called by its SplitSortTests.cuh)
+                    live.add(name)
                     continue
                 if any(a <= m.start() < b for a, b in spans.get((name, path), ())):
                     continue  # its own definition (recursion, an overload calling another)
@@ -345,8 +361,13 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
                 # clang checks an asm statement's constraints when it parses it, in a template too: a PTX register
                 # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX text is read only once emitted
                 keep = not parses_on_amdgpu(fn.node.text or b"")
+            elif f.rule == KERNEL_RULE:
+                keep = False
             else:
-                keep = not template and f.rule in breaks
+                # hip-clang checks a non-template body whether it is called or not (a 32-bit mask meets HIP's
+                # static_assert in any translation unit including GPUSorting's Utils.cuh), and a template's syntax
+                # when it parses the definition (`f << <gs, bs >> >(args...)`)
+                keep = not template or f.rule in PARSE_ERRORS
             if not keep:
                 callers = sorted(edges.get(fn.name, ()))
                 what = "template" if template else "kernel" if fn.is_kernel else "function"
