@@ -13,7 +13,8 @@ repository's reference index: every word of the function's name in the code of e
 (comments blanked; strings count, so a kernel named in a JIT loader's string or a pybind11 `m.def` is referenced),
 outside the definitions of that name and outside `#if` arms hip-clang never takes (preprocessor.hip_reaches). A
 mention at file scope (a declaration, an explicit instantiation, a table of function pointers, a macro body), in a
-Python file, or inside a function that cannot be dead is a root: the name is live. A mention inside another function
+Python file, a test, benchmark or example (the code a library's API is exercised by), or inside a function that
+cannot be dead is a root: the name is live. A mention inside another function
 that may be dead is an edge, followed the same way (transitively: `p_transpose_ell2csr` called only from
 `p_multi_exp_faster`, itself called by nothing). Names left unreached from every root are dead, and each open finding
 inside one reads info with the reason in `data["unused"]` (Finding.unused: shown, never open).
@@ -30,10 +31,12 @@ A function may be dead only when nothing outside the repository can call it and 
   such a name is spelt nowhere;
 - its definition emitted only where used (a template or a member of one, `inline`, `static`, `constexpr`, a member
   defined in its class) or a `__global__` kernel (launched only where named);
-- for a finding of a rule tagged `breaks-build` (a 32-bit mask for HIP's 64-bit builtins), only a template:
-  hip-clang checks a non-template body whether it is called or not; inline PTX (DEV001) only where every asm
-  operand constraint is one the AMDGPU target parses (porter.match.refine_helpers.parses_on_amdgpu), template or
-  not.
+- the finding must be inside a template: hip-clang checks a non-template body whether it is called or not
+  (GPUSorting's 32-bit `__activemask()` mask meets HIP's static_assert uncalled), and even in a template a spot it
+  rejects when parsing stays open (PARSE_ERRORS: spaced chevrons, `register`); inline PTX (DEV001) reads not open,
+  template or not, only where every asm operand constraint is one the AMDGPU target parses
+  (porter.match.refine_helpers.parses_on_amdgpu). A kernel's definition (KRN001) carries the kernel's deadness to
+  its verdict (porter.portaware.status: ok and cuda-only when no open finding stays inside it).
 When a budget runs out (READ_BUDGET bytes read, PARSE_BUDGET files parsed, MAX_NAMES names followed) every
 finding stands. What this cannot see (a call the compiler resolves by overload or `sizeof(T)` to another
 definition of the same name) keeps the finding open: one live mention of the name keeps every definition of it.
