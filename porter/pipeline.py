@@ -880,8 +880,7 @@ def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], fi
     return refine_helpers.unused_helpers(findings, sources, read, known)
 
 
-def _unreferenced(source: Source, found: Discovery, findings: list[Finding], ruleset: RuleSet,
-                  held: Held | None) -> list[Finding]:
+def _unreferenced(source: Source, found: Discovery, findings: list[Finding], held: Held | None) -> list[Finding]:
     """porter.match.refine_unreferenced over the scan's C/C++/CUDA and Python files (a whole scan only): a finding
     inside a function no code of the repository reaches reads info."""
     sources = {c.path: c.language for c in found.files if c.language in ("cuda", "python")}
@@ -894,10 +893,7 @@ def _unreferenced(source: Source, found: Discovery, findings: list[Finding], rul
         except SourceReadError:
             return None
 
-    from porter.portaware.status import BREAKS_BUILD_TAG
-
-    breaks = frozenset(r.id for r in ruleset.rules if BREAKS_BUILD_TAG in r.tags)
-    return refine_unreferenced.unreferenced(findings, sources, read, breaks)
+    return refine_unreferenced.unreferenced(findings, sources, read)
 
 
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
@@ -988,7 +984,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
                                     "looking for calls of inline PTX helpers",
                                     "DEV001 is as each file's own scan found it", found_here) or found_here
     if only is None and any(f.status is Status.OPEN and f.severity > Severity.INFO for f in found_here):
-        found_here = _budgeted_pass(_unreferenced, (source, found, found_here, ruleset, held), budget, notices,
+        found_here = _budgeted_pass(_unreferenced, (source, found, found_here, held), budget, notices,
                                     "looking for references to the functions holding open findings",
                                     "findings in functions nothing calls stay open", found_here) or found_here
     kernels = sorted(k for r in results for k in r.kernels)

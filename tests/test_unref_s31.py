@@ -131,7 +131,7 @@ def _marked(files: dict[str, bytes], **kw) -> list[tuple[str, int, str]]:
     opened = [dataclasses.replace(f, severity=Severity.HIGH, data=()) if "unused" in dict(f.data) else f
               for f in findings]
     sources = {p: "python" if p.endswith(".py") else "cuda" for p in files}
-    out = unreferenced(opened, sources, files.get, frozenset({"DEV002"}), **kw)
+    out = unreferenced(opened, sources, files.get, **kw)
     return [(f.path, f.line, f.rule) for f in out if "unused" in dict(f.data)]
 
 

@@ -7,7 +7,7 @@ function nothing calls is never emitted and never runs; so a finding inside one 
 device-side launches in member templates of its matrix library that only other uncalled templates call, or a
 helper header's cooperative-groups fallback no compiled source instantiates.
 
-`unreferenced(findings, sources, read, breaks)`: each open finding (severity low or worse) of a C/C++/CUDA file
+`unreferenced(findings, sources, read)`: each open finding (severity low or worse) of a C/C++/CUDA file
 inside a function (porter.source.parse's definitions, innermost) that may be dead (below) is looked up in the
 repository's reference index: every word of the function's name in the code of every C/C++/CUDA and Python file
 (comments blanked; strings count, so a kernel named in a JIT loader's string or a pybind11 `m.def` is referenced),
@@ -170,11 +170,11 @@ class _Files:
         return self.parsed[path]
 
 
-def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: Callable[[str], bytes | None],
-                 breaks: frozenset[str] = frozenset()) -> list[Finding]:
+def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: Callable[[str], bytes | None]
+                 ) -> list[Finding]:
     """The findings, each open one inside a function no code of the repository reaches at info (see the module
     doc). `sources`: the scan's C/C++/CUDA and Python files (path -> porter language); `read`: a file's bytes (None
-    when unreadable); `breaks`: the ids of rules tagged `breaks-build`."""
+    when unreadable)."""
     findings = list(findings)
     wanted = [f for f in findings if _asked(f) and f.rule != KERNEL_RULE and sources.get(f.path) == "cuda"]
     if not wanted:
