@@ -70,7 +70,8 @@ _IMPLICIT = frozenset({"main", "begin", "end", "rbegin", "rend", "cbegin", "cend
 _ON_DEMAND = re.compile(r"\b(?:inline|__inline__|__forceinline__|__forceinline|static|constexpr|consteval)\b")
 _EXPORTED = re.compile(r"\b(?:virtual|override|final|dllexport|visibility\s*\(\s*\"default\"|__global__\s+extern)\b"
                        r"|extern\s*\"C\"")
-_ENTRY = re.compile(rb"\b(?:int|void)\s+main\s*\(|\bPYBIND11_MODULE\b|\bTORCH_LIBRARY\w*\b|\bNB_MODULE\b|\bPy_InitModule|\bPyInit_")
+_ENTRY = re.compile(rb"\b(?:int|void)\s+main\s*\(|\bPYBIND11_MODULE\b|\bTORCH_LIBRARY\w*\b|\bNB_MODULE\b"
+                    rb"|\bPy_InitModule|\bPyInit_")
 # A test, benchmark, example or demo by its path: a directory so named, or a file name holding the word.
 _CONSUMER = re.compile(r"(?i)(?:^|/)(?:tests?|testing|unit_?tests?|bench(?:marks?)?|examples?|samples?|demos?)/"
                        r"|(?:^|/)[^/]*(?:test|bench|example|sample|demo)[^/]*$")
@@ -362,7 +363,7 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: 
             template = bool(own and own[3])
             if f.rule == ASM_RULE:
                 # clang checks an asm statement's constraints when it parses it, in a template too: a PTX register
-                # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX text is read only once emitted
+                # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX is read only once emitted
                 keep = not parses_on_amdgpu(fn.node.text or b"")
             elif f.rule == KERNEL_RULE:
                 keep = False
