@@ -883,7 +883,8 @@ def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], fi
 def _unreferenced(source: Source, found: Discovery, findings: list[Finding], held: Held | None) -> list[Finding]:
     """porter.match.refine_unreferenced over the scan's C/C++/CUDA and Python files (a whole scan only): a finding
     inside a function no code of the repository reaches reads info."""
-    sources = {c.path: c.language for c in found.files if c.language in ("cuda", "python")}
+    # C/C++/CUDA only: what the scan holds (a Python file read again here would be a second read of it)
+    sources = {c.path: c.language for c in found.files if c.language == "cuda"}
     by_path = {c.path: c for c in found.files}
 
     def read(path: str) -> bytes | None:

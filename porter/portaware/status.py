@@ -2470,13 +2470,14 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         if fs is not None and fs[0] == UNBUILT and verdicts is not None:
             # no build compiles the kernel: no target has work in it
             verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
-        dead = unreferenced_kernels.get((k.path, k.name))
+        dead = unreferenced_kernels.get((k.path, k.name)) if k.is_template else None
         if dead is not None and verdicts is not None and not any(
                 f.status is Status.OPEN and f.severity > Severity.INFO and k.line <= f.line <= k.end_line
                 for f in by_path.get(k.path, ())):
             # nothing the build reaches launches the kernel (porter.match.refine_unreferenced): no target has work
             # in it, as in a file no build compiles
-            verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
+            verdicts = tuple(v if v.verdict == "ok" else dataclasses.replace(v, verdict="ok", details=())
+                             for v in verdicts)
         if k.path in pm.twin_archs and verdicts is not None:
             verdicts = _twin_unbuilt(verdicts, k.verdicts or (), pm.twin_archs[k.path], pm.file_side[k.path][2],
                                      format_rules)
