@@ -65,9 +65,8 @@ def test_unreferenced_functions_read_info_and_the_rest_stays_open():
                                                  "own definition"]),
         ("src/reduce.cuh", 58, "DEV011", "info", ["`uncalled_shuffle` (template) is named nowhere in the repository's code outside its "
                                                  "own definition"]),
-        # a plain kernel nothing launches is still compiled: its 32-bit mask stays open
-        ("src/reduce.cuh", 61, "KRN001", "info", ["`orphan_vote` (kernel) is named nowhere in the repository's code outside its own "
-                                                 "definition"]),
+        # a kernel named nowhere at all may be launched by a name the search cannot see (pasted, generated): live;
+        # and a plain kernel is compiled whether launched or not, so its 32-bit mask stays open
         ("src/reduce.cuh", 61, "DEV002", "high", []),
         # declared by a plain prototype: announced to other translation units
         ("src/reduce.cuh", 64, "DEV002", "high", []),
@@ -139,13 +138,13 @@ def test_a_call_from_live_code_keeps_the_whole_chain():
     files = _app_files()
     assert _marked(files) == [("src/reduce.cuh", 14, "DEV002"), ("src/reduce.cuh", 19, "KRN001"),
                               ("src/reduce.cuh", 58, "DEV002"),
-                              ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
+                              ("src/reduce.cuh", 58, "DEV011"),
                               ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
                               ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
     # main calls old_launcher: old_kernel and old_block_sum are reached through it
     files["src/main.cu"] = files["src/main.cu"].replace(b"return 0;", b"old_launcher(d);\n    return 0;")
     assert _marked(files) == [("src/reduce.cuh", 58, "DEV002"),
-                              ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
+                              ("src/reduce.cuh", 58, "DEV011"),
                               ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
                               ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
     # the same call only in a comment, or in an arm hip-clang never takes, is no use
@@ -172,7 +171,7 @@ def test_file_scope_mentions_and_budgets_keep_findings_open():
     try:
         ru.PARSE_BUDGET = 3
         assert _marked(files) == [("src/reduce.cuh", 58, "DEV002"),
-                                  ("src/reduce.cuh", 58, "DEV011"), ("src/reduce.cuh", 61, "KRN001"),
+                                  ("src/reduce.cuh", 58, "DEV011"),
                               ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
                               ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
     finally:
