@@ -39,7 +39,7 @@ from porter.kernels.complex_types import aliases_of as complex_aliases_of
 from porter.kernels.complex_types import operators_of as complex_operators_of
 from porter.kernels.triton import measure_python_file as measure_triton
 from porter.kernels.verdicts import analyse, device_helpers, measure
-from porter.match import refine_helpers, refine_standard, refine_vectors
+from porter.match import refine_helpers, refine_standard, refine_unreferenced, refine_vectors
 from porter.match.base import MatchContext, SkipFile
 from porter.portaware import attach_status
 from porter.portaware import status as port_status
@@ -881,6 +881,23 @@ def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], fi
     return refine_helpers.unused_helpers(findings, sources, read, known)
 
 
+def _unreferenced(source: Source, found: Discovery, findings: list[Finding], held: Held | None) -> list[Finding]:
+    """porter.match.refine_unreferenced over the scan's C/C++/CUDA and Python files (a whole scan only): a finding
+    inside a function no code of the repository reaches reads info."""
+    # C/C++/CUDA only: what the scan holds (a Python file read again here would be a second read of it)
+    sources = {c.path: c.language for c in found.files if c.language == "cuda"}
+    by_path = {c.path: c for c in found.files}
+
+    def read(path: str) -> bytes | None:
+        try:
+            c = by_path[path]
+            return held.read(source, c, _BUILD_FILE_BYTES) if held is not None else source.read(c, _BUILD_FILE_BYTES)
+        except SourceReadError:
+            return None
+
+    return refine_unreferenced.unreferenced(findings, sources, read)
+
+
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
     """(path, language, bytes) of the tree's make, CMake and shell files and setup.py files, only when a finding
     asks, from `held` where the scan kept them (an unreadable one is left out: the file's own scan reports it)."""
@@ -968,6 +985,10 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
         found_here = _budgeted_pass(_asm_helpers, (source, found, results, found_here, held), budget, notices,
                                     "looking for calls of inline PTX helpers",
                                     "DEV001 is as each file's own scan found it", found_here) or found_here
+    if only is None and any(f.status is Status.OPEN and f.severity > Severity.INFO for f in found_here):
+        found_here = _budgeted_pass(_unreferenced, (source, found, found_here, held), budget, notices,
+                                    "looking for references to the functions holding open findings",
+                                    "findings in functions nothing calls stay open", found_here) or found_here
     kernels = sorted(k for r in results for k in r.kernels)
     launch_list = sorted(l for r in results for l in r.launches)
     found_here, kernels, launch_list = fold_vendored_copies(found_here, kernels, launch_list, untrusted)

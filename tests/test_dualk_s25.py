@@ -88,6 +88,10 @@ def test_a_source_no_makefile_names_is_compiled_by_no_build():
 
 
 def _old_sum(root: Path) -> tuple:
+    # a host launcher in its own file: the kernel is used, so only the build decides whether it is compiled
+    # (a kernel nothing launches reads cuda-only whatever the build: porter.match.refine_unreferenced)
+    src = root / "src/kern_old.cu"
+    src.write_text(src.read_text() + "\nvoid run_old(const float *x, float *out) { old_sum<<<1, 32>>>(x, out); }\n")
     kernels, _findings = _run(root)
     return next(k for k in kernels if k[1] == "old_sum")
 

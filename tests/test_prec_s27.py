@@ -100,10 +100,10 @@ def test_pyt009_is_calibrated_to_info_and_still_reports():
 
 
 def test_amdgpu_constraint_reading():
-    from porter.match.refine_helpers import _parses_on_amdgpu
+    from porter.match.refine_helpers import parses_on_amdgpu
 
-    assert _parses_on_amdgpu(b'asm("mov.u32 %0, %%laneid;" : "=r"(id));')
-    assert _parses_on_amdgpu(b'asm volatile("bar.sync %0, %1;" : : "r"(a), "n"(4) : "memory");')
-    assert _parses_on_amdgpu(b'asm("x" : "+v"(a), "=&s"(b) : "0"(c), "m"(d));')
+    assert parses_on_amdgpu(b'asm("mov.u32 %0, %%laneid;" : "=r"(id));')
+    assert parses_on_amdgpu(b'asm volatile("bar.sync %0, %1;" : : "r"(a), "n"(4) : "memory");')
+    assert parses_on_amdgpu(b'asm("x" : "+v"(a), "=&s"(b) : "0"(c), "m"(d));')
     for bad in (b'"=l"(r)', b'"h"(x)', b'"=f"(y)', b'"d"(z)', b'"c"(w)'):
-        assert not _parses_on_amdgpu(b'asm("op %0;" : ' + bad + b');'), bad
+        assert not parses_on_amdgpu(b'asm("op %0;" : ' + bad + b');'), bad

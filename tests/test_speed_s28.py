@@ -51,7 +51,9 @@ def test_the_asm_helper_pass_sends_back_only_the_finding_it_read_unused(monkeypa
         ("src/scan.cu", 3, "KRN001", "info"),
         ("src/scan.cu", 5, "DEV002", "high"),
     ]
-    assert len(seen) == 1
+    # the asm helper pass, then the unreferenced-functions pass (porter.match.refine_unreferenced), which changes
+    # nothing here and so sends back no finding
+    assert len(seen) == 2 and seen[1] == ([0, 1, 2, 3], [])
     positions, new = seen[0]
     assert positions == [0, -1, 2, 3]
     assert [(f.line, str(f.severity), "unused" in dict(f.data)) for f in new] == [(14, "info", True)]

@@ -65,7 +65,7 @@ _CONSTRAINT = re.compile(rb'"([^"\\\n]*)"\s*\(')
 _AMDGPU_CONSTRAINT = re.compile(rb"[=+&rvsamgni0-9]*")
 
 
-def _parses_on_amdgpu(body: bytes) -> bool:
+def parses_on_amdgpu(body: bytes) -> bool:
     """Whether every asm operand constraint in a function's text is one hip-clang's AMDGPU target accepts."""
     return all(_AMDGPU_CONSTRAINT.fullmatch(m.group(1)) for m in _CONSTRAINT.finditer(body))
 
@@ -102,7 +102,7 @@ def file_helpers(path: str, language: str, data: bytes, lines: Iterable[int],
         fn = src.enclosing(src.line_starts[line - 1])
         if fn is None or not _NAME.match(fn.name) or not _on_demand(fn, data):
             continue
-        if not _parses_on_amdgpu(data[fn.start_byte:fn.end_byte]):
+        if not parses_on_amdgpu(data[fn.start_byte:fn.end_byte]):
             continue
         # A definition the ROCm build never compiles itself (inside `#ifdef __CUDA_ARCH__`) is that arm's
         # question, not this one's: the port may need the whole arm, helpers and callers alike.

@@ -110,6 +110,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from porter.lazyre import lazy_regex
+from porter.match import refine_unreferenced
 from porter.model import Finding, Kernel, PortFacts, PortStatusSummary, ScanResult, Severity, Status, StatusCounts
 from porter.model.finding import PROJECT_HEADER
 from porter.model.kernel import CheckResult, TargetVerdict
@@ -2042,6 +2043,9 @@ _OTHER_BUILD_NAMES = ("meson.build", "SConstruct", "SConscript", "build.ninja", 
                       "xmake.lua", "BUILD.gn", "configure.ac", "configure.in", "build.sh", "CMakeLists.txt")
 # A C/C++/CUDA source or object a Makefile names (`grid_Cuda.o`, `$(SRC_DIR)/main.cu`, `kernels.cu.o`).
 _MAKE_UNIT_WORD = lazy_regex(r"(?<![\w$%*])[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip|o|obj|lo)(?![\w.])")
+# A source a Makefile names by a plain relative path (`src/main.cu`), its directory in group 1.
+_MAKE_SOURCE_PATH = lazy_regex(r"(?<![\w$%*/.-])((?:(?:\.\.|[\w+-][\w.+-]*)/)+)[\w+.-]+\.(?:cu|cpp|cc|cxx|c|C|hip)"
+                               r"(?![\w.])")
 # What makes a Makefile's list open-ended: a source wildcard or listing command, a pattern rule building a program
 # straight from any source (`%: %.cu`), or another make file it includes (porter may not read it).
 # (a wildcard of headers, `DEPS = $(wildcard src/*.h)`, or `$(shell which nvcc)` lists nothing compiled)
@@ -2068,6 +2072,12 @@ def _make_reading(path: str, text: str, dirs: set[str],
     here = posixpath.dirname(path)
     stems = {m.group(0).rsplit("/", 1)[-1].split(".", 1)[0] for m in _MAKE_UNIT_WORD().finditer(text)} - {""}
     scope = {here + "\0"}
+    # the directory of each source it names by path (CUDASW4's `$(BUILDDIR)/main.o : src/main.cu ...`): it lists
+    # what it compiles there, so a source of that directory it never names is not built by it
+    for m in _MAKE_SOURCE_PATH().finditer(text):
+        d = posixpath.normpath(posixpath.join(here, m.group(1)))
+        if not d.startswith("..") and d in dirs:
+            scope.add(d + "\0")
     for word in re.split(r"[\s=:;,()]+", text):
         m = _DIR_WORD().fullmatch(word) if "/" in word or word.startswith("..") else None
         if m is None:
@@ -2461,6 +2471,10 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
     kernels = []
+    unreferenced_kernels = {(f.path, f.kernel): why for f in findings
+                            if f.rule == refine_unreferenced.KERNEL_RULE and f.kernel
+                            for why in [dict(f.data).get("unused")]
+                            if why and why.startswith(refine_unreferenced.UNREFERENCED)}
     kernel_paths: dict[str, list[str]] = {}
     for k in result.kernels:
         kernel_paths.setdefault(k.name, []).append(k.path)
@@ -2477,11 +2491,21 @@ def attach_status(result: ScanResult, settings, source=None, cache=None, digest:
         if fs is not None and fs[0] == UNBUILT and verdicts is not None:
             # no build compiles the kernel: no target has work in it
             verdicts = tuple(dataclasses.replace(v, verdict="ok", details=()) for v in verdicts)
+        dead = unreferenced_kernels.get((k.path, k.name)) if k.is_template else None
+        if dead is not None and verdicts is not None and not any(
+                f.status is Status.OPEN and f.severity > Severity.INFO and k.line <= f.line <= k.end_line
+                for f in by_path.get(k.path, ())):
+            # nothing the build reaches launches the kernel (porter.match.refine_unreferenced): no target has work
+            # in it, as in a file no build compiles
+            verdicts = tuple(v if v.verdict == "ok" else dataclasses.replace(v, verdict="ok", details=())
+                             for v in verdicts)
         if k.path in pm.twin_archs and verdicts is not None:
             verdicts = _twin_unbuilt(verdicts, k.verdicts or (), pm.twin_archs[k.path], pm.file_side[k.path][2],
                                      format_rules)
         k2 = dataclasses.replace(k, verdicts=verdicts)
         st, by = decide_kernel(k2, by_path.get(k.path, ()), decide)
+        if st is Status.OPEN and dead is not None and all(v.verdict == "ok" for v in verdicts or ()):
+            st, by = Status.CUDA_ONLY, dead
         if st is Status.HANDLED and (_rocm_code_open(k2, check_code) or _rocm_code_open(k2, frozenset({TWIN_ARCH_CHECK}))):
             # a ROCm file or arm that is itself wrong (a wave size fixed at 64 on wave32, warpSize in a shared
             # extent since ROCm 7.0): the port is not done there (issue 27 class 4)

@@ -1,0 +1,388 @@
+"""Findings inside functions no code of the repository reaches: a repository-wide reference index of the functions
+holding open findings, followed back through their callers.
+
+A port changes what a build compiles and runs. A function template nothing instantiates is never compiled (C++
+[temp.inst]: a template's definition is instantiated only where it is used), and an inline, static or in-class member
+function nothing calls is never emitted and never runs; so a finding inside one is no port work, as cuZK's
+device-side launches in member templates of its matrix library that only other uncalled templates call, or a
+helper header's cooperative-groups fallback no compiled source instantiates.
+
+`unreferenced(findings, sources, read)`: each open finding (severity low or worse) of a C/C++/CUDA file
+inside a function (porter.source.parse's definitions, innermost) that may be dead (below) is looked up in the
+repository's reference index: every word of the function's name in the code of every C/C++/CUDA and Python file
+(comments blanked; strings count, so a kernel named in a JIT loader's string or a pybind11 `m.def` is referenced),
+outside the definitions of that name and outside `#if` arms hip-clang never takes (preprocessor.hip_reaches). A
+mention at file scope (a declaration, an explicit instantiation, a table of function pointers, a macro body), in a
+Python file, a test, benchmark or example (the code a library's API is exercised by), or inside a function that
+cannot be dead is a root: the name is live. A mention inside another function
+that may be dead is an edge, followed the same way (transitively: `p_transpose_ell2csr` called only from
+`p_multi_exp_faster`, itself called by nothing). Names left unreached from every root are dead, and each open finding
+inside one reads info with the reason in `data["unused"]` (Finding.unused: shown, never open).
+
+A function may be dead only when nothing outside the repository can call it and the search can see every use:
+- a plain name (no operator, constructor, destructor, or a name the language calls implicitly: `begin`, `end`,
+  `swap`, `get`, `main`), not all capitals (a macro-shaped entry point: PYBIND11_MODULE, TORCH_LIBRARY);
+- not `virtual`/`override`/`final` (called through a base), not `extern "C"` and not exported (`dllexport`,
+  `visibility("default")`): an ABI for callers elsewhere;
+- not in a file under an `include/` directory (a library's public API); in a repository with no entry point of its
+  own (no `main`: a library, a Python extension included), not in a header and not a plain (external) kernel: a
+  library's users call those;
+- not defined through a macro, and no macro of the repository pastes tokens onto a part of its name (`##`):
+  such a name is spelt nowhere;
+- its definition emitted only where used (a template or a member of one, `inline`, `static`, `constexpr`, a member
+  defined in its class) or a `__global__` kernel (launched only where named);
+- the finding must be inside a template: hip-clang checks a non-template body whether it is called or not
+  (GPUSorting's 32-bit `__activemask()` mask meets HIP's static_assert uncalled), and even in a template a spot it
+  rejects when parsing stays open (PARSE_ERRORS: spaced chevrons, `register`); inline PTX (DEV001) reads not open,
+  template or not, only where every asm operand constraint is one the AMDGPU target parses
+  (porter.match.refine_helpers.parses_on_amdgpu). A kernel's definition (KRN001) carries the kernel's deadness to
+  its verdict (porter.portaware.status: ok and cuda-only when no open finding stays inside it).
+When a budget runs out (READ_BUDGET bytes read, PARSE_BUDGET files parsed, MAX_NAMES names followed) every
+finding stands. What this cannot see (a call the compiler resolves by overload or `sizeof(T)` to another
+definition of the same name) keeps the finding open: one live mention of the name keeps every definition of it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Mapping
+
+from porter.match.refine_helpers import parses_on_amdgpu
+from porter.model.finding import Finding, Severity, Status
+from porter.source.discover import HEADER_SUFFIXES
+from porter.source.parse import Function, SourceFile, parse
+from porter.source.preprocessor import blank_comments, directives, hip_reaches
+
+READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files searched
+PARSE_BUDGET = 400  # files parsed to find the function around a finding or a mention
+MAX_NAMES = 4000  # function names followed
+
+UNREFERENCED = "unreferenced:"  # how the reason opens (porter.portaware.status reads a kernel's by it)
+KERNEL_RULE = "KRN001"  # info, at each kernel's definition: carries "unreferenced" to the kernel's status
+# Rules whose spot hip-clang rejects when it parses a template's definition, instantiated or not: spaced launch
+# chevrons (`<< <`: no launch token to clang) and the `register` storage class (removed in C++17).
+PARSE_ERRORS = frozenset({"DEV040", "DEV021"})
+ASM_RULE = "DEV001"  # inline PTX: clang reads an uncalled body's asm constraints only (refine_helpers)
+_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+# Names the language or the standard library calls without spelling them at the call (range-for, ADL swap,
+# structured bindings), and program entry points.
+_IMPLICIT = frozenset({"main", "begin", "end", "rbegin", "rend", "cbegin", "cend", "swap", "get", "size", "data",
+                       "wmain", "DllMain"})
+_ON_DEMAND = re.compile(r"\b(?:inline|__inline__|__forceinline__|__forceinline|static|constexpr|consteval)\b")
+_EXPORTED = re.compile(r"\b(?:virtual|override|final|dllexport|visibility\s*\(\s*\"default\"|__global__\s+extern)\b"
+                       r"|extern\s*\"C\"")
+# A program's entry point. A Python binding module is none: the extension is a library its Python callers use, and
+# what they reach through the bound functions is not all spelt in C++ (SageAttention's wgmma dispatch).
+_ENTRY = re.compile(rb"\b(?:int|void)\s+main\s*\(")
+# A test, benchmark, example or demo by its path: a directory so named, or a file name holding the word.
+_CONSUMER = re.compile(r"(?i)(?:^|/)(?:tests?|testing|unit_?tests?|bench(?:marks?)?|examples?|samples?|demos?)/"
+                       r"|(?:^|/)[^/]*(?:test|bench|example|sample|demo)[^/]*$")
+
+
+def consumer(path: str) -> bool:
+    """Whether the file exercises a library rather than being one (see _CONSUMER)."""
+    return _CONSUMER.search(path) is not None
+
+
+_HEADER_EXTENSIONS = frozenset(s.lstrip(".").lower() for s in HEADER_SUFFIXES)
+_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
+_PASTE = re.compile(rb"(\w*)\s*##\s*(\w*)")
+
+
+def _ancestors(fn: Function):
+    node = fn.node.parent
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def _kind(fn: Function, data: bytes) -> tuple[bool, bool, bool] | None:
+    """(template, on-demand, exported) of a definition, or None when the node cannot be read."""
+    template = member = linkage = False
+    for a in _ancestors(fn):
+        if a.type == "template_declaration":
+            template = True
+        elif a.type == "field_declaration_list":
+            member = True
+        elif a.type == "linkage_specification":
+            linkage = True
+    body = fn.node.child_by_field_name("body")
+    head = data[fn.start_byte: body.start_byte if body is not None else fn.end_byte].decode("utf-8", "replace")
+    # a template's own `template <...>` line precedes the node: read back to the previous statement for exports
+    exported = linkage or _EXPORTED.search(head) is not None
+    on_demand = template or member or _ON_DEMAND.search(head) is not None
+    return template, on_demand, exported
+
+
+_DECLARATOR_WRAPPERS = frozenset({"qualified_identifier", "template_function", "pointer_declarator",
+                                  "reference_declarator", "destructor_name", "operator_name"})
+
+
+def _declared_only(sf: SourceFile, start: int, end: int) -> bool:
+    """Whether the word at [start, end) is the declarator of a function declaration (a prototype, a member
+    declared in its class) with no export or `virtual` on it: a declaration is no use, a definition elsewhere needs
+    it. A `virtual`/`extern "C"` declaration stays a use: the definition it announces is called from elsewhere."""
+    root = sf.root
+    if root is None:
+        return False
+    node = root.descendant_for_byte_range(start, end)
+    if node is None or node.type not in ("identifier", "field_identifier"):
+        return False
+    parent = node.parent
+    while parent is not None and parent.type in _DECLARATOR_WRAPPERS:
+        node, parent = parent, parent.parent
+    if parent is None or parent.type != "function_declarator" or parent.child_by_field_name("declarator") != node:
+        return False
+    node, parent = parent, parent.parent
+    while parent is not None and parent.type in _DECLARATOR_WRAPPERS:
+        node, parent = parent, parent.parent
+    if parent is None or parent.type not in ("declaration", "field_declaration"):
+        return False
+    if parent.child_by_field_name("declarator") != node:
+        return False
+    outer = parent.parent
+    text = parent.text.decode("utf-8", "replace")
+    if _EXPORTED.search(text) or (outer is not None and outer.type == "linkage_specification"):
+        return False
+    # a member's declaration in its class, or a template's: a plain function's prototype (`__global__ void k(float*);`
+    # in a header) announces a definition for other translation units, maybe outside the repository: a use
+    return parent.type == "field_declaration" or (outer is not None and outer.type == "template_declaration")
+
+
+def _asked(f: Finding) -> bool:
+    """Whether the finding's function is looked up: an open finding of severity low or worse, or a kernel's
+    definition (KERNEL_RULE, info)."""
+    return f.status is Status.OPEN and (f.severity > Severity.INFO or f.rule == KERNEL_RULE)
+
+
+class _Files:
+    """Parsed files, within PARSE_BUDGET."""
+
+    def __init__(self, sources: Mapping[str, str], read: Callable[[str], bytes | None]):
+        self.sources, self.read = sources, read
+        self.parsed: dict[str, SourceFile | None] = {}
+        self.over = False
+
+    def get(self, path: str) -> SourceFile | None:
+        if path not in self.parsed:
+            if len(self.parsed) >= PARSE_BUDGET:
+                self.over = True
+                return None
+            data = self.read(path)
+            self.parsed[path] = parse(path, self.sources[path], data) if data is not None else None
+        return self.parsed[path]
+
+
+def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str], read: Callable[[str], bytes | None]
+                 ) -> list[Finding]:
+    """The findings, each open one inside a function no code of the repository reaches at info (see the module
+    doc). `sources`: the scan's C/C++/CUDA and Python files (path -> porter language); `read`: a file's bytes (None
+    when unreadable)."""
+    findings = list(findings)
+    wanted = [f for f in findings if _asked(f) and f.rule != KERNEL_RULE and sources.get(f.path) == "cuda"]
+    if not wanted:
+        return findings
+    files = _Files(sources, read)
+    lexed: dict[int, list] = {}  # id(bytes) -> its directives (each file's lexed once)
+
+    reached: dict[tuple[int, int], bool] = {}
+
+    def reaches(data: bytes, line: int) -> bool:
+        """Whether hip-clang may compile the line (cached per file and line)."""
+        key = (id(data), line)
+        if key not in reached:
+            ds = lexed.get(id(data))
+            if ds is None:
+                ds = lexed[id(data)] = directives(data)
+            reached[key] = hip_reaches(ds, line)
+        return reached[key]
+
+    judged: dict[tuple[str, int], bool] = {}  # (path, first byte) -> eligible
+    texts: dict[str, bytes] = {}  # path -> code, comments blanked (C/C++/CUDA and Python), within READ_BUDGET
+    words: dict[str, frozenset[bytes]] = {}  # path -> the identifier-shaped words of its code (the reference index)
+    spent = 0
+    entry = False
+    pastes: list[tuple[bytes, bytes]] = []
+    for path in sorted(sources):
+        data = read(path)
+        if data is None:
+            continue
+        spent += len(data)
+        if spent > READ_BUDGET:
+            return findings
+        code = blank_comments(data) if sources[path] == "cuda" else data
+        texts[path] = code
+        words[path] = frozenset(_WORD.findall(code))
+        if sources[path] == "cuda":
+            entry = entry or _ENTRY.search(code) is not None
+            if b"##" in code:
+                pastes.extend(_PASTE.findall(code))
+
+    def pasted(name: str) -> bool:
+        b = name.encode()
+        return any((len(left) > 1 and b.startswith(left)) or (len(right) > 1 and b.endswith(right))
+                   for left, right in pastes)
+
+    # name -> its definitions: (path, start byte, end byte, template, on-demand, may be dead)
+    defs: dict[str, list[tuple[str, int, int, bool, bool]]] = {}
+    dead_ok: dict[str, bool] = {}
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (name, path) -> its definitions' byte spans there
+
+    def eligible(path: str, sf: SourceFile, fn: Function) -> bool:
+        name = fn.name
+        if not _NAME.match(name) or name in _IMPLICIT or name.isupper() or fn.via_macro:
+            return False
+        if "~" in fn.qualified_name or fn.qualified_name.endswith(f"{name}::{name}"):
+            return False
+        for a in _ancestors(fn):
+            if a.type in ("class_specifier", "struct_specifier", "union_specifier"):
+                own = a.child_by_field_name("name")
+                if own is not None and own.text.decode("utf-8", "replace").split("<", 1)[0] == name:
+                    return False  # a constructor: called by every object made
+        if "include" in path.split("/")[:-1]:
+            return False
+        kind = _kind(fn, sf.data)
+        if kind is None:
+            return False
+        template, on_demand, exported = kind
+        if exported or not (on_demand or fn.is_kernel):
+            return False
+        if not entry:
+            # a library: its headers and whatever has external linkage (a plain kernel) serve callers elsewhere
+            if path.rsplit(".", 1)[-1].lower() in _HEADER_EXTENSIONS or (fn.is_kernel and not on_demand):
+                return False
+        return not pasted(name)
+
+    def note(path: str, sf: SourceFile, fn: Function) -> bool:
+        """Record a definition; whether its name may be dead so far."""
+        kind = _kind(fn, sf.data)
+        template = bool(kind and kind[0])
+        entry_ = (path, fn.start_byte, fn.end_byte, template, bool(kind and kind[1]))
+        if entry_ not in defs.setdefault(fn.name, []):
+            defs[fn.name].append(entry_)
+            spans.setdefault((fn.name, path), []).append((fn.start_byte, fn.end_byte))
+        if not reaches(sf.data, fn.start_line):
+            # a definition the ROCm build never compiles (CUDASW4's `#if CUDART_VERSION >= 9000` atomicAggInc beside
+            # its `#else` twin) decides nothing about the name; a name defined only there is the arm's own question
+            return True
+        key = (path, fn.start_byte)
+        if key not in judged:
+            judged[key] = eligible(path, sf, fn)
+        ok = judged[key]
+        dead_ok[fn.name] = dead_ok.get(fn.name, True) and ok
+        return ok
+
+    # The function around each open finding.
+    around: dict[int, Function] = {}
+    for i, f in enumerate(findings):
+        if not _asked(f) or sources.get(f.path) != "cuda":
+            continue
+        sf = files.get(f.path)
+        if sf is None or f.line - 1 >= len(sf.line_starts):
+            continue
+        if f.rule == KERNEL_RULE:
+            # at the kernel's first line, which may be its `template <...>` line before the definition's node
+            fn = min((g for g in sf.functions if g.is_kernel and g.name == f.kernel and g.end_line >= f.line),
+                     key=lambda g: abs(g.start_line - f.line), default=None)
+        else:
+            fn = sf.enclosing(sf.line_starts[f.line - 1] + max(f.column - 1, 0))
+        if fn is None:
+            continue
+        note(f.path, sf, fn)
+        around[i] = fn
+    todo = sorted(n for n, ok in dead_ok.items() if ok)
+    live: set[str] = {n for n, ok in dead_ok.items() if not ok}
+    edges: dict[str, set[str]] = {}  # name -> the functions whose bodies mention it
+    followed: set[str] = set()
+    while todo:
+        batch = [n for n in todo if n not in followed and n not in live]
+        todo = []
+        if not batch:
+            break
+        followed |= set(batch)
+        if len(followed) > MAX_NAMES:
+            return findings
+        asked = frozenset(n.encode() for n in batch)
+        for path, code in texts.items():
+            hits = asked & words[path]
+            if not hits:
+                continue
+            sf: SourceFile | None = None
+            found = re.finditer(rb"(?<![\w$])(?:" + b"|".join(map(re.escape, sorted(hits, key=len, reverse=True)))
+                                + rb")(?![\w$])", code)
+            line, counted = 1, 0  # the mentions in file order: each one's line counted on from the last
+            for m in found:
+                name = m.group(0).decode()
+                if name in live:
+                    continue
+                if sources[path] != "cuda" or consumer(path):
+                    # named in Python (a binding, a JIT loader), or in a test, benchmark or example: the code a
+                    # library's API is exercised by, whether or not a build target runs it (GPUSorting's
+                    # SplitSortPairs, called by its SplitSortTests.cuh)
+                    live.add(name)
+                    continue
+                if any(a <= m.start() < b for a, b in spans.get((name, path), ())):
+                    continue  # its own definition (recursion, an overload calling another)
+                line += code.count(b"\n", counted, m.start())
+                counted = m.start()
+                if not reaches(code, line):
+                    continue
+                if sf is None:
+                    sf = files.get(path)
+                    if sf is None:
+                        live.add(name)  # past the parse budget (or unreadable): unknown, so used
+                        continue
+                fn = sf.enclosing(m.start())
+                if fn is not None and fn.name == name:
+                    note(path, sf, fn)  # another definition of the name (an overload elsewhere)
+                    continue
+                if fn is None and _declared_only(sf, m.start(), m.end()):
+                    continue  # a prototype or member declaration names the function without using it
+                if fn is None or not note(path, sf, fn):
+                    live.add(name)
+                    continue
+                edges.setdefault(name, set()).add(fn.name)
+                if fn.name not in followed and fn.name not in live:
+                    todo.append(fn.name)
+    live |= {n for n, ok in dead_ok.items() if not ok}
+    # live spreads to what live functions mention
+    mentions: dict[str, set[str]] = {}
+    for callee, callers in edges.items():
+        for caller in callers:
+            mentions.setdefault(caller, set()).add(callee)
+    stack = list(live)
+    while stack:
+        n = stack.pop()
+        for callee in mentions.get(n, ()):
+            if callee not in live:
+                live.add(callee)
+                stack.append(callee)
+    out = []
+    for i, f in enumerate(findings):
+        fn = around.get(i)
+        if fn is not None and fn.name not in live and fn.name in followed:
+            own = next((d for d in defs.get(fn.name, ()) if d[0] == f.path and d[1] == fn.start_byte), None)
+            template = bool(own and own[3])
+            if f.rule == ASM_RULE:
+                # clang checks an asm statement's constraints when it parses it, in a template too: a PTX register
+                # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX is read only once emitted
+                keep = not parses_on_amdgpu(fn.node.text or b"")
+            elif f.rule == KERNEL_RULE:
+                # a kernel named nowhere at all is launched by a name the search cannot see (cuSZ's
+                # KERNEL_CUHIP_c_lorenzo_2d1l, named through its build's macros): only one whose every launch sits
+                # in dead code reads dead
+                keep = not edges.get(fn.name)
+            else:
+                # hip-clang checks a non-template body whether it is called or not (a 32-bit mask meets HIP's
+                # static_assert in any translation unit including GPUSorting's Utils.cuh), and a template's syntax
+                # when it parses the definition (`f << <gs, bs >> >(args...)`)
+                keep = not template or f.rule in PARSE_ERRORS
+            if not keep:
+                callers = sorted(edges.get(fn.name, ()))
+                what = "template" if template else "kernel" if fn.is_kernel else "function"
+                named = ("named nowhere in the repository's code outside its own definition" if not callers else
+                         f"named in the repository's code only by {', '.join(f'`{c}`' for c in callers[:3])}"
+                         f"{' and others' if len(callers) > 3 else ''}, which nothing the build reaches uses either")
+                f = f.unused(f"{UNREFERENCED} `{fn.name}` ({what}) is {named}: no build "
+                             f"{'instantiates' if template else 'runs'} it, so this is no port work")
+        out.append(f)
+    return out
