@@ -57,6 +57,7 @@ def rows():
 
 
 if __name__ == "__main__":
+    done = rows()  # raises before any file is written while a verdict is missing
     with (HERE / "kernels_second.jsonl").open("w") as f:
-        for row in rows():
+        for row in done:
             f.write(json.dumps(row, sort_keys=True) + "\n")
