@@ -74,9 +74,6 @@ def add(project, path, line, kernel, verdicts, reasons):
                      "project": project, "reason": r, "target": t})
 
 
-# The second judge's add(...) calls go here, one per drawn kernel, e.g.
-# add("N-BodyShop/changa", "HostCUDA.cu", 2195, "ZeroVars", "<verdict>", "<one-line reason>")
-
 # Judged by j47 (session 31) from the code in /tmp/j47 (make_trees.py heldout47 /tmp/j47); porter not run,
 # porter/ rules/ tests/ not read, the first judge's files not opened before this file was committed.
 NV, SETI, EETQ, CH = "nvidia-isaac/nvblox", "lacker/seticore", "NetEase-FuXi/EETQ", "N-BodyShop/changa"

@@ -38,8 +38,6 @@ def add(project, path, line, kernel, verdicts, reasons):
                      "project": project, "reason": r, "target": t})
 
 
-# The second judge's add(...) calls go here, one per kernel select_kernels.py draws (24 kernels).
-
 
 OP, VR, RW = "TobyFlynn/OP2-DG-Toolkit", "szellmann/visionaray", "RWKV-Vibe/RWKV-LM-V7"
 
