@@ -36,9 +36,9 @@ from score_judged import (JUDGED, TARGETS, density, is_open_finding, judged_look
                           load_set, run_porter)
 
 
-# The development sets (issue 27): heldout3-heldout46 (37-46 scored once in sessions 28, 29 and 30). A newer set is held
+# The development sets (issue 27): heldout3-heldout49 (37-49 scored once in sessions 28 to 31). A newer set is held
 # out until it has been scored once at the end of its session, so the default never reads it.
-LAST_DEV_SET = 46
+LAST_DEV_SET = 49
 
 # Where a set's trees are looked for when --root is not given, first match wins ({n} the set's number): the layout
 # make_trees.py gives (/tmp/hN), the one a set's builder leaves (/tmp/hN/hN), and a helper's own copies.
@@ -215,7 +215,7 @@ def compare(before: dict, after: dict) -> None:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("sets", nargs="*", help="sets to score (default: the development sets heldout3-heldout46)")
+    ap.add_argument("sets", nargs="*", help="sets to score (default: the development sets heldout3-heldout49)")
     ap.add_argument("--root", help="tree directory per set, {n} the set's number (default: the first of "
                     + ", ".join(DEFAULT_ROOTS) + " that holds one of the set's trees)")
     ap.add_argument("--cuda-only", action="store_true", help="score only the projects projects.json marks not dual")
