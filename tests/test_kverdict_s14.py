@@ -76,3 +76,14 @@ def test_an_async_copy_with_a_synchronous_counterpart_is_a_fix_and_a_transaction
                    "tx_barrier": {t: ("rewrite", (("async-copy-barrier", "rewrite", "uses mbarrier"),))
                                   for t in TARGETS}}
     assert sorted(f.line for f in result.findings if f.rule == "DEV012") == [8, 10]
+
+
+def test_a_private_copy_of_a_toolkit_header_is_no_polyfill():
+    """toolkit_copy/ is plain/ with the repository's own cuda_fp16.h, whose `__shfl_down_sync(unsigned, __half, ...)`
+    is NVIDIA's overload for one type: hipify points the include at HIP's header, so the kernel reads as plain/
+    (the 32-bit mask at reduce.cu:7 a fix), not as shim/ (ok)."""
+    got = verdicts("toolkit_copy")
+    assert got == {"reduce_kernel": {
+        "mi300x": ("fix", (("wave64-full-mask", "fix", (7,)), ("wave64-lane-count", "fix", (15, 16)))),
+        "mi455x": ("fix", (("mask-32bit-type", "fix", (7,)),)),
+    }}

@@ -392,10 +392,15 @@ def shimmed_warp_ops(files) -> frozenset[str]:
     its HIP build): the project's calls reach that function, whose mask parameter is the project's own type and whose
     lane semantics are what its body does (judged there, as any device function), not HIP's 64-bit-mask builtin."""
     from porter.kernels.facts_vocabulary import WARP_OPS
+    from porter.match.refine_code import TOOLKIT_HEADERS
 
     # A definition only the CUDA build compiles (an old toolkit's polyfill under `#ifndef __HIPCC__`) leaves HIP
-    # with its builtin.
+    # with its builtin. So does one in the repository's private copy of a toolkit header (a vendored
+    # `cuda_fp16.hpp` with its `__shfl_sync(unsigned mask, __half var, ...)` overloads): those are NVIDIA's own
+    # overloads for one value type, not a polyfill, and hipify points the include at HIP's header, whose
+    # 64-bit-mask builtins the project's calls then reach.
     return frozenset(h.name for r in files for h in getattr(r, "helpers", ()) if h.name in WARP_OPS
+                     and PurePosixPath(getattr(r, "path", "")).name not in TOOLKIT_HEADERS
                      and not any(a <= h.line and h.end_line <= b for a, b in h.cuda_only))
 
 
