@@ -72,7 +72,8 @@ def test_jit_loaded_sources_bound_the_build_and_an_unnamed_file_is_unbuilt():
                         ("cuda/spare.cu", 4, "DEV002", "cuda-only"),
                         ("cuda/used.cu", 1, "KRN001", "open"),
                         ("cuda/used.cu", 3, "DEV011", "open"),
-                        ("cuda/used.cu", 4, "DEV002", "open")]
+                        ("cuda/used.cu", 4, "DEV002", "open"),
+                        ("src/model.py", 6, "BLD006", "open")]
     assert kernels == [("cuda/spare.cu", "reduce_kernel", "ok"), ("cuda/used.cu", "reduce_kernel", "fix")]
     r = _result(FIXTURE / "jit")
     assert {f.handled_by for f in r.findings if f.path == "cuda/spare.cu"} == {

@@ -522,8 +522,9 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 
 # 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
 # vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
+# 36: session 31 (prec47) tags Python modules that build at run time (RUNTIME_BUILD).
 # 33: session 30 (xmod) reads Python guards across modules (porter.portaware.pymodules; guards' CUDA-only functions).
-FACTS_VERSION = b"portaware-facts-35"
+FACTS_VERSION = b"portaware-facts-36"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -651,6 +652,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     setup = language == "python" and posix_path(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
+    if language == "python" and not setup and _RUNTIME_BUILD().search(data):
+        own = (RUNTIME_BUILD,)  # a module unbuilt_sources reads for its JIT loads (the rest it never reads)
     sources: tuple[str, ...] = ()
     if own:
         if sf is None:
@@ -930,7 +933,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if c.language not in ("cuda", "cmake", "make", "meson", "shell", "bazel", "dockerfile") \
                 and not (c.language == "yaml" and is_ci_file(path)) and not (c.language == "python" and (
                 path in with_findings or posix_path(path).name == "setup.py"
-                or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
+                or (r is not None and r.port_facts is not None
+                    and (r.port_facts.rewrites or RUNTIME_BUILD in r.port_facts.tested)))) \
                 and not (c.language == "toml" and path in with_findings and posix_path(path).name == "pyproject.toml") \
                 and not (c.language == "toml" and posix_path(path).name == BUILD_TOML):
             continue
@@ -1962,6 +1966,8 @@ def _names_rocm_build(f: PortFacts | None) -> bool:
 # PortFacts.tested of a setup.py that builds torch extensions itself and never runs CMake or make (the scan's own
 # read decides it, so port status reads no setup.py again).
 TORCH_EXTENSION_ONLY = "setup.py:torch-extensions-only"
+# A Python module (not setup.py) that may compile sources at run time (_RUNTIME_BUILD): read by unbuilt_sources.
+RUNTIME_BUILD = "python:runtime-build"
 # PortFacts.tested of a make configuration fragment that selects the ROCm toolchain (scope.make_rocm_configuration).
 MAKE_ROCM_CONFIGURATION = "make:rocm-configuration"
 _FRAGMENT_SUFFIXES = (".mk", ".mak")
@@ -2178,7 +2184,9 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
         if not units:
             return {}
         for p, c in sorted(files.items()):
-            if c.language != "python":
+            # (only a module its cached facts tag RUNTIME_BUILD can be such a build: the rest are not read, so a
+            # warm scan reads nothing)
+            if c.language != "python" or RUNTIME_BUILD not in facts.get(p, PortFacts()).tested:
                 continue
             data = pys[p] = read(c)
             if data is None:
@@ -2301,7 +2309,10 @@ def jit_load_sources(text: str) -> list[str] | None:
         return None
     out: list[str] = []
     counted: set[int] = set()
-    for node in ast.walk(tree):
+    nodes = [tree]
+    for node in nodes:  # every node, breadth first
+        nodes.extend(ast.iter_child_nodes(node))
+    for node in nodes:
         if not isinstance(node, ast.Call):
             continue
         fn = node.func.id if isinstance(node.func, ast.Name) else \
@@ -2319,7 +2330,7 @@ def jit_load_sources(text: str) -> list[str] | None:
         for e in arg.elts:
             out.append(posixpath.normpath(e.value.lstrip("./")) if e.value.startswith("./") else e.value)
             counted.add(id(e))
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in counted \
                 and _SOURCE_SUFFIX().search(node.value.strip()):
             return None
