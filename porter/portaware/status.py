@@ -522,8 +522,9 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 
 # 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
 # vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
+# 36: session 31 (prec47) tags Python modules that build at run time (RUNTIME_BUILD).
 # 33: session 30 (xmod) reads Python guards across modules (porter.portaware.pymodules; guards' CUDA-only functions).
-FACTS_VERSION = b"portaware-facts-35"
+FACTS_VERSION = b"portaware-facts-36"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -651,6 +652,8 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     setup = language == "python" and posix_path(path).name == "setup.py"
     # a setup.py that builds torch extensions itself and never runs CMake or make (see side_builds)
     own = (TORCH_EXTENSION_ONLY,) if setup and _torch_extension_only(data.decode("utf-8", "replace")) else ()
+    if language == "python" and not setup and _RUNTIME_BUILD().search(data):
+        own = (RUNTIME_BUILD,)  # a module unbuilt_sources reads for its JIT loads (the rest it never reads)
     sources: tuple[str, ...] = ()
     if own:
         if sf is None:
@@ -930,7 +933,8 @@ def build_map(source, settings, result: ScanResult, cache=None, digest: bytes = 
         if c.language not in ("cuda", "cmake", "make", "meson", "shell", "bazel", "dockerfile") \
                 and not (c.language == "yaml" and is_ci_file(path)) and not (c.language == "python" and (
                 path in with_findings or posix_path(path).name == "setup.py"
-                or (r is not None and r.port_facts is not None and r.port_facts.rewrites))) \
+                or (r is not None and r.port_facts is not None
+                    and (r.port_facts.rewrites or RUNTIME_BUILD in r.port_facts.tested)))) \
                 and not (c.language == "toml" and path in with_findings and posix_path(path).name == "pyproject.toml") \
                 and not (c.language == "toml" and posix_path(path).name == BUILD_TOML):
             continue
@@ -1962,6 +1966,8 @@ def _names_rocm_build(f: PortFacts | None) -> bool:
 # PortFacts.tested of a setup.py that builds torch extensions itself and never runs CMake or make (the scan's own
 # read decides it, so port status reads no setup.py again).
 TORCH_EXTENSION_ONLY = "setup.py:torch-extensions-only"
+# A Python module (not setup.py) that may compile sources at run time (_RUNTIME_BUILD): read by unbuilt_sources.
+RUNTIME_BUILD = "python:runtime-build"
 # PortFacts.tested of a make configuration fragment that selects the ROCm toolchain (scope.make_rocm_configuration).
 MAKE_ROCM_CONFIGURATION = "make:rocm-configuration"
 _FRAGMENT_SUFFIXES = (".mk", ".mak")
@@ -2089,8 +2095,37 @@ def _make_reading(path: str, text: str, dirs: set[str],
         # (the root only for a Makefile there: `./`, `../` name where a command runs, not what it compiles)
         if d != "." and d in dirs:
             scope.add(d)
-    open_ended = any(not _read_include(m, here, makes) for m in _MAKE_OPEN().finditer(text))
+    # the tree of a static pattern rule's source folder (`$(OBJ_DIR)/%.o: src/%.cpp`): `%` spans subfolders, and
+    # make builds from it only the objects some list asks for
+    for m in _MAKE_PATTERN_SOURCE().finditer(text):
+        d = posixpath.normpath(posixpath.join(here, m.group(1)))
+        if not d.startswith("..") and d in dirs:
+            scope.add(d)
+    open_ended = any(not _read_include(m, here, makes) and not _lists_no_sources(m)
+                     for m in _MAKE_OPEN().finditer(text))
     return stems, scope, open_ended
+
+
+# A pattern rule's prerequisite in a plain folder: `$(OBJ)/%.o: src/%.cu`, the folder in group 1.
+_MAKE_PATTERN_SOURCE = lazy_regex(r"(?m)^[^\s:#=]*%[^\s:=]*[^\S\n]*:[^\S\n]*((?:[\w+-][\w.+-]*/)+)%\."
+                                  r"(?:cu|cpp|cc|cxx|c|C|hip)\b")
+
+
+# A listing command whose names are not compiled: a recipe line that makes directories (OP2-style
+# `@mkdir -p $(foreach dir,$(shell find src -mindepth 1 | grep -v "\."),$@/$(dir))`), a `find -type d`, or a glob of
+# libraries (`$(shell ls $(VTK_DIR)/lib/libvtk*.so)`) - each lists folders or libraries, never a source to build.
+_MKDIR_RECIPE = lazy_regex(r"^[^\S\n]*[@+-]*mkdir\b")
+_NO_SOURCE_LISTING = lazy_regex(r"-type\s+d\b|\*\S*?\.(?:so|a|dylib|dll|lib)\b")
+
+
+def _lists_no_sources(m: re.Match[str]) -> bool:
+    """Whether an open-ended match of _MAKE_OPEN is a `$(shell find|ls ...)` that lists no source (see above)."""
+    if not m.group(0).startswith(("$(shell", "${shell")):
+        return False
+    start = m.string.rfind("\n", 0, m.start()) + 1
+    end = m.string.find("\n", m.end())
+    line = m.string[start:end if end >= 0 else len(m.string)]
+    return bool(_MKDIR_RECIPE().match(line) or _NO_SOURCE_LISTING().search(m.string[m.start():len(line) + start]))
 
 
 def _read_include(m: re.Match[str], here: str, makes: frozenset[str]) -> bool:
@@ -2137,17 +2172,40 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     exist (None: unknown, and then no Makefile is read)."""
     setups = [p for p in files if posix_path(p).name == "setup.py"]
     makes = sorted(p for p, c in files.items() if c.language == "make")
-    if not setups and not makes:
-        return {}
     if any(TORCH_EXTENSION_ONLY not in facts.get(p, PortFacts()).tested for p in setups):
         return {}
     if any(c.language in ("cmake", "bazel", "meson") for c in files.values()):  # a build porter reads but not for this
         return {}
+    # Python modules that build torch JIT extensions from literal source lists (jit_load_sources): builds too
+    loads: dict[str, list[str]] = {}
     units = [p for p, c in files.items() if c.language == "cuda"]
+    pys: dict[str, bytes | None] = {}  # each Python file read once here
+    if not setups and not makes:
+        if not units:
+            return {}
+        for p, c in sorted(files.items()):
+            # (only a module its cached facts tag RUNTIME_BUILD can be such a build: the rest are not read, so a
+            # warm scan reads nothing)
+            if c.language != "python" or RUNTIME_BUILD not in facts.get(p, PortFacts()).tested:
+                continue
+            data = pys[p] = read(c)
+            if data is None:
+                return {}
+            if _RUNTIME_BUILD().search(data):
+                listed = jit_load_sources(data.decode("utf-8", "replace"))
+                if not listed:
+                    return {}
+                loads[p] = listed
+        if not loads:
+            return {}
     built: set[str] = set()
     patterns = sorted({posixpath.join(posixpath.dirname(p), pat) if posixpath.dirname(p) else pat
-                       for p in setups for pat in facts[p].sources})
-    if setups:
+                       for p in setups for pat in facts[p].sources}
+                      # a JIT load's paths are relative to where Python runs: the root, or the module's folder
+                      | {pat for ps in loads.values() for pat in ps}
+                      | {posixpath.normpath(posixpath.join(posixpath.dirname(p), pat))
+                         for p, ps in loads.items() if posixpath.dirname(p) for pat in ps})
+    if setups or loads:
         if not patterns or len(patterns) > MAX_SOURCE_PATTERNS:
             return {}
         # One regular expression for the whole list, compiled once: fnmatch per (file, pattern) recompiles once its
@@ -2213,20 +2271,70 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     for p, c in sorted(files.items()):
         if c.language not in ("python", "shell"):
             continue
-        data = read(c)
+        data = pys[p] if p in pys else read(c)
         if data is None:
             return {}
         if c.language == "shell" and _SHELL_COMPILE().search(data):
             return {}
-        if c.language == "python" and p not in setups and _RUNTIME_BUILD().search(data):
+        if c.language == "python" and p not in setups and p not in loads and _RUNTIME_BUILD().search(data):
             return {}
         if c.language == "python":
             spelt |= header_names(data.decode("utf-8", "replace"))
-    names = ", ".join(sorted(setups + makes))
-    what = "lists the package's sources" if not makes else "list the sources they compile" if len(
-        setups + makes) > 1 else "lists the sources it compiles"
+    names = ", ".join(sorted(setups + makes + list(loads)))
+    what = "lists the package's sources" if not makes and not loads else "list the sources they compile" if len(
+        setups + makes + list(loads)) > 1 else "lists the sources it compiles"
     return {p: f"no build compiles it: {names} {what} and none of them includes it"
             for p in unbuilt if posix_path(p).name not in spelt}
+
+
+_SOURCE_SUFFIX = lazy_regex(r"(?i)\.(?:cu|cpp|cc|cxx|c|hip)$")
+# Python text that builds in ways a literal `load(sources=[...])` list does not bound
+_OTHER_RUNTIME_BUILD = lazy_regex(r"load_inline|RawModule|RawKernel|SourceModule|nvrtc|CUDAExtension|CppExtension|"
+                                  r"BuildExtension|\bsetup\(|subprocess|os\.system")
+
+
+def jit_load_sources(text: str) -> list[str] | None:
+    """The sources a Python module compiles at run time through torch's JIT `load(name, sources=[...])`
+    (https://pytorch.org/docs/stable/cpp_extension.html#torch.utils.cpp_extension.load), when every such call lists
+    them as string literals and no other string of the module names a C/C++/CUDA source; None when the module may
+    build anything else (load_inline, CuPy/PyCUDA/NVRTC, a setup(), a computed list or a subprocess).
+    RWKV-LM-V7's src/model.py: `load(name="rwkv7_clampw", sources=['cuda/rwkv7_clampw.cu', ...])` per kernel, so a
+    .cu no load names is compiled by nothing."""
+    import ast
+    if _OTHER_RUNTIME_BUILD().search(text):
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    out: list[str] = []
+    counted: set[int] = set()
+    nodes = [tree]
+    for node in nodes:  # every node, breadth first
+        nodes.extend(ast.iter_child_nodes(node))
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        fn = node.func.id if isinstance(node.func, ast.Name) else \
+            node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if fn != "load":
+            continue
+        arg = next((k.value for k in node.keywords if k.arg == "sources"), None)
+        if arg is None and len(node.args) >= 2:
+            arg = node.args[1]
+        if arg is None:
+            continue  # json.load(f), pickle.load(f): not a build
+        if not isinstance(arg, (ast.List, ast.Tuple)) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in arg.elts):
+            return None
+        for e in arg.elts:
+            out.append(posixpath.normpath(e.value.lstrip("./")) if e.value.startswith("./") else e.value)
+            counted.add(id(e))
+    for node in nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in counted \
+                and _SOURCE_SUFFIX().search(node.value.strip()):
+            return None
+    return out or None
 
 
 # A build of its own in a test directory (hornet's xlib/test/Reduce/CMakeLists.txt, xlib/test/PTX2/compile.sh): a
