@@ -43,6 +43,7 @@ definition of the same name) keeps the finding open: one live mention of the nam
 """
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Callable, Iterable, Mapping
 
@@ -85,7 +86,14 @@ def consumer(path: str) -> bool:
 
 
 _HEADER_EXTENSIONS = frozenset(s.lstrip(".").lower() for s in HEADER_SUFFIXES)
-_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
+# A word that may name a function where it stands: not inside a longer one (`1e5f`'s `e5f`)
+_MENTION = re.compile(rb"(?<![\w$])[A-Za-z_$][\w$]*")
+# C and C++ keywords, never a function's name (the most frequent words of code: left out of the index)
+_KEYWORDS = frozenset(b"""alignas alignof asm auto bool break case catch char class const consteval constexpr constinit
+const_cast continue decltype default delete do double dynamic_cast else enum explicit extern false float for friend
+goto if inline int long mutable namespace new noexcept nullptr operator private protected public register
+reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this throw true
+try typedef typeid typename union unsigned using virtual void volatile while""".split())
 _PASTE = re.compile(rb"(\w*)\s*##\s*(\w*)")
 
 
@@ -180,7 +188,7 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
     given): the scan's worker takes it from its own read, so the pass reads and parses no file again. A Python file's
     are its words alone (any mention there is a use)."""
     if language != "cuda":
-        words = {m.group(0).decode("ascii") for m in _WORD.finditer(data) if not _inside_word(data, m.start())}
+        words = {m.group(0).decode("ascii") for m in _MENTION.finditer(data)}
         return ReferenceFacts(size=len(data), entry=False, pastes=(), definitions=(),
                               mentions=tuple((w, ()) for w in sorted(words)))
     if sf is None:
@@ -215,25 +223,27 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
             library_only=header or (fn.is_kernel and not kind[1]), reached=hip_reaches(data_dirs, fn.start_line),
             asm_parses=parses_on_amdgpu(fn.node.text or b""), outer=outer))
     every = consumer(path)
-    mentions: dict[str, dict[int, None]] = {}  # word -> its definitions mentioning it, in file order
-    code_dirs = None
-    reached: dict[int, bool] = {}
+    mentions: dict[bytes, dict[int, None]] = {}  # word -> its definitions mentioning it, in file order
+    code_dirs = directives(code)
+    # whether a line is compiled turns only at a directive's line: one answer per stretch between two
+    dir_lines = [d.line for d in code_dirs]
+    stretch: dict[int, bool] = {}
     line, counted = 1, 0
-    for m in _WORD.finditer(code):
+    for m in _MENTION.finditer(code):
+        word = m.group(0)
+        if word in _KEYWORDS:
+            continue  # no function's name
         at = m.start()
-        if _inside_word(code, at):
-            continue
-        word = m.group(0).decode("ascii")
         seen = mentions.get(word)
         if seen is None:
             seen = mentions[word] = {}
         line += code.count(b"\n", counted, at)
         counted = at
-        if line not in reached:
-            if code_dirs is None:
-                code_dirs = directives(code)
-            reached[line] = hip_reaches(code_dirs, line)
-        if not reached[line]:
+        k = bisect.bisect_left(dir_lines, line) if dir_lines else 0
+        reach = stretch.get(k)
+        if reach is None:
+            reach = stretch[k] = hip_reaches(code_dirs, line)
+        if not reach:
             continue
         inner = sf.enclosing(at)
         # -2: a prototype or member declaration names the function without using it
@@ -243,12 +253,7 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
         size=len(data), entry=_ENTRY.search(code) is not None,
         pastes=tuple((a.decode("ascii"), b.decode("ascii")) for a, b in _PASTE.findall(code)) if b"##" in code else (),
         definitions=tuple(definitions),
-        mentions=tuple((w, tuple(seen)) for w, seen in sorted(mentions.items()) if seen or every))
-
-
-def _inside_word(code: bytes, at: int) -> bool:
-    """Whether the word starting at `at` continues a longer one (`1e5f`'s `e5f`): no mention of a name."""
-    return at > 0 and (code[at - 1:at].isalnum() or code[at - 1:at] in (b"_", b"$"))
+        mentions=tuple((w.decode("ascii"), tuple(seen)) for w, seen in sorted(mentions.items()) if seen or every))
 
 
 def _around(f: Finding, facts: ReferenceFacts) -> int | None:
