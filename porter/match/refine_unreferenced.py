@@ -7,7 +7,7 @@ function nothing calls is never emitted and never runs; so a finding inside one 
 device-side launches in member templates of its matrix library that only other uncalled templates call, or a
 helper header's cooperative-groups fallback no compiled source instantiates.
 
-`unreferenced(findings, sources, read)`: each open finding (severity low or worse) of a C/C++/CUDA file
+`unreferenced(findings, sources, read, facts)`: each open finding (severity low or worse) of a C/C++/CUDA file
 inside a function (porter.source.parse's definitions, innermost) that may be dead (below) is looked up in the
 repository's reference index: every word of the function's name in the code of every C/C++/CUDA and Python file
 (comments blanked; strings count, so a kernel named in a JIT loader's string or a pybind11 `m.def` is referenced),
@@ -37,8 +37,11 @@ A function may be dead only when nothing outside the repository can call it and 
   template or not, only where every asm operand constraint is one the AMDGPU target parses
   (porter.match.refine_helpers.parses_on_amdgpu). A kernel's definition (KRN001) carries the kernel's deadness to
   its verdict (porter.portaware.status: ok and cuda-only when no open finding stays inside it).
-When a budget runs out (READ_BUDGET bytes read, PARSE_BUDGET files parsed, MAX_NAMES names followed) every
-finding stands. What this cannot see (a call the compiler resolves by overload or `sizeof(T)` to another
+Each file's part of the index (its definitions and how each may be dead as far as the file tells; for each word,
+the definitions whose compiled code mentions it) is `reference_facts`, which the scan's worker takes from its own
+read and parse (FileResult.references, cached with the file's result): the pass reads and parses only a file whose
+result lacks it. When a budget runs out (READ_BUDGET bytes indexed, PARSE_BUDGET files consulted for the function
+around a finding or a mention, MAX_NAMES names followed) every finding stands, or a mention past it is a use. What this cannot see (a call the compiler resolves by overload or `sizeof(T)` to another
 definition of the same name) keeps the finding open: one live mention of the name keeps every definition of it.
 """
 from __future__ import annotations
@@ -54,8 +57,10 @@ from porter.source.discover import HEADER_SUFFIXES
 from porter.source.parse import Function, SourceFile, parse
 from porter.source.preprocessor import blank_comments, directives, hip_reaches
 
-READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files searched
-PARSE_BUDGET = 400  # files parsed to find the function around a finding or a mention
+READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files whose words are searched
+# files whose definitions are consulted for the function around a finding or a mention: once the bound of the files
+# parsed on demand, kept so that a repository's answer does not change with how the pass holds its files
+PARSE_BUDGET = 400
 MAX_NAMES = 4000  # function names followed
 
 UNREFERENCED = "unreferenced:"  # how the reason opens (porter.portaware.status reads a kernel's by it)
