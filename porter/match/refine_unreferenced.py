@@ -55,7 +55,7 @@ from porter.model.finding import Finding, Severity, Status
 from porter.model.report import Definition, ReferenceFacts
 from porter.source.discover import HEADER_SUFFIXES
 from porter.source.parse import Function, SourceFile, parse
-from porter.source.preprocessor import blank_comments, directives, hip_reaches
+from porter.source.preprocessor import ROCM, Directive, Tri, _ArchBuild, blank_comments, condition, directives, hip_reaches
 
 READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files whose words are searched
 # files whose definitions are consulted for the function around a finding or a mention: once the bound of the files
@@ -229,10 +229,9 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
             asm_parses=parses_on_amdgpu(fn.node.text or b""), outer=outer))
     every = consumer(path)
     mentions: dict[bytes, dict[int, None]] = {}  # word -> its definitions mentioning it, in file order
-    code_dirs = directives(code)
-    # whether a line is compiled turns only at a directive's line: one answer per stretch between two
-    dir_lines = [d.line for d in code_dirs]
-    stretch: dict[int, bool] = {}
+    # whether a line is compiled turns only at a directive's line: one answer per stretch between two, all in one walk
+    dir_lines = [d.line for d in data_dirs]
+    stretch = _stretches(data_dirs)
     line, counted = 1, 0
     for m in _MENTION.finditer(code):
         word = m.group(0)
@@ -244,11 +243,7 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
             seen = mentions[word] = {}
         line += code.count(b"\n", counted, at)
         counted = at
-        k = bisect.bisect_left(dir_lines, line) if dir_lines else 0
-        reach = stretch.get(k)
-        if reach is None:
-            reach = stretch[k] = hip_reaches(code_dirs, line)
-        if not reach:
+        if not stretch[bisect.bisect_left(dir_lines, line) if dir_lines else 0]:
             continue
         inner = sf.enclosing(at)
         # -2: a prototype or member declaration names the function without using it
@@ -259,6 +254,34 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
         pastes=tuple((a.decode("ascii"), b.decode("ascii")) for a, b in _PASTE.findall(code)) if b"##" in code else (),
         definitions=tuple(definitions),
         mentions=tuple((w.decode("ascii"), tuple(seen)) for w, seen in sorted(mentions.items()) if seen or every))
+
+
+def _stretches(dirs: list[Directive]) -> list[bool]:
+    """hip_reaches for the lines after each count of directives: [k] answers a line the first k precede (one walk of
+    porter.source.preprocessor._reaches's, which walks them all for each line asked)."""
+    build = _ArchBuild(ROCM, (), ())
+    stack: list[tuple[list[Tri], Tri]] = []
+    out = [True]
+    closed = 0  # open groups whose current arm reads false
+    for d in dirs:
+        if d.kind in ("if", "ifdef", "ifndef"):
+            t = condition(d.kind, d.text, build)[0]
+            stack.append(([t], t))
+            closed += t is False
+        elif d.kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            prev, _ = stack[-1]
+            own: Tri = True if d.kind == "else" else condition("if" if d.kind == "elif" else d.kind[2:], d.text,
+                                                                build)[0]
+            if any(p is True for p in prev) or own is False:
+                cur: Tri = False
+            else:
+                cur = own if all(p is False for p in prev) else None
+            closed += (cur is False) - (stack[-1][1] is False)
+            stack[-1] = (prev + [own], cur)
+        elif d.kind == "endif" and stack:
+            closed -= stack.pop()[1] is False
+        out.append(closed == 0)
+    return out
 
 
 def _around(f: Finding, facts: ReferenceFacts) -> int | None:
