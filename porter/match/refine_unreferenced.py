@@ -55,7 +55,8 @@ from porter.model.finding import Finding, Severity, Status
 from porter.model.report import Definition, ReferenceFacts
 from porter.source.discover import HEADER_SUFFIXES
 from porter.source.parse import Function, SourceFile, parse
-from porter.source.preprocessor import ROCM, Directive, Tri, _ArchBuild, blank_comments, condition, directives, hip_reaches
+from porter.source.preprocessor import (ROCM, Directive, Tri, _ArchBuild, blank_comments, condition, hip_reaches,
+                                       may_hold_directives, preprocessed)
 
 READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files whose words are searched
 # files whose definitions are consulted for the function around a finding or a mention: once the bound of the files
@@ -198,11 +199,11 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
                               mentions=tuple((w, ()) for w in sorted(words)))
     if sf is None:
         sf = parse(path, language, data)
-    code = blank_comments(data)
+    code = blank_comments(data) if b"/" in data else data  # no comment without a slash: no comment pass
     header = path.rsplit(".", 1)[-1].lower() in _HEADER_EXTENSIONS
     functions = sf.functions  # sorted by first byte; definitions nest or are disjoint
     index = {id(fn): i for i, fn in enumerate(functions)}
-    data_dirs = directives(data)
+    data_dirs = list(preprocessed(sf).directives) if may_hold_directives(data) else []  # the scan's own lex
     starts = sf.line_starts
 
     def position(offset: int, line: int) -> tuple[int, int]:
