@@ -55,7 +55,7 @@ from porter.model.finding import Finding, Severity, Status
 from porter.model.report import Definition, ReferenceFacts
 from porter.source.discover import HEADER_SUFFIXES
 from porter.source.parse import Function, SourceFile, parse
-from porter.source.preprocessor import (ROCM, Directive, Tri, _ArchBuild, blank_comments, condition, hip_reaches,
+from porter.source.preprocessor import (ROCM, Directive, Tri, _ArchBuild, blank_comments, condition,
                                        may_hold_directives, preprocessed)
 
 READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files whose words are searched
@@ -214,6 +214,9 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
         return line, offset - starts[line - 1]
 
     definitions = []
+    # whether a line is compiled turns only at a directive's line: one answer per stretch between two, all in one walk
+    dir_lines = [d.line for d in data_dirs]
+    stretch = _stretches(data_dirs)
     stack: list[Function] = []
     for fn in functions:
         while stack and stack[-1].end_byte <= fn.start_byte:
@@ -226,13 +229,10 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
             name=fn.name, start_byte=fn.start_byte, end_byte=fn.end_byte,
             start=position(fn.start_byte, fn.start_line), end=position(fn.end_byte, fn.end_line),
             is_kernel=fn.is_kernel, template=kind[0], on_demand=kind[1], local_ok=_locally_ok(path, fn, kind),
-            library_only=header or (fn.is_kernel and not kind[1]), reached=hip_reaches(data_dirs, fn.start_line),
+            library_only=header or (fn.is_kernel and not kind[1]), reached=stretch[bisect.bisect_left(dir_lines, fn.start_line)],
             asm_parses=parses_on_amdgpu(fn.node.text or b""), outer=outer))
     every = consumer(path)
     mentions: dict[bytes, dict[int, None]] = {}  # word -> its definitions mentioning it, in file order
-    # whether a line is compiled turns only at a directive's line: one answer per stretch between two, all in one walk
-    dir_lines = [d.line for d in data_dirs]
-    stretch = _stretches(data_dirs)
     line, counted = 1, 0
     for m in _MENTION.finditer(code):
         word = m.group(0)
