@@ -881,11 +881,14 @@ def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], fi
     return refine_helpers.unused_helpers(findings, sources, read, known)
 
 
-def _unreferenced(source: Source, found: Discovery, findings: list[Finding], held: Held | None) -> list[Finding]:
-    """porter.match.refine_unreferenced over the scan's C/C++/CUDA and Python files (a whole scan only): a finding
-    inside a function no code of the repository reaches reads info."""
-    # C/C++/CUDA only: what the scan holds (a Python file read again here would be a second read of it)
+def _unreferenced(source: Source, found: Discovery, results: list[FileResult], findings: list[Finding],
+                  held: Held | None) -> list[Finding]:
+    """porter.match.refine_unreferenced over the scan's C/C++/CUDA files (a whole scan only): a finding inside a
+    function no code of the repository reaches reads info. Each file's part comes from its result
+    (FileResult.references, taken from the scan's own read and parse); only a file whose result lacks it (its scan
+    skipped it) is read and parsed here."""
     sources = {c.path: c.language for c in found.files if c.language == "cuda"}
+    known = {r.path: r.references for r in results if r.references is not None and r.language == sources.get(r.path)}
     by_path = {c.path: c for c in found.files}
 
     def read(path: str) -> bytes | None:
@@ -895,7 +898,7 @@ def _unreferenced(source: Source, found: Discovery, findings: list[Finding], hel
         except SourceReadError:
             return None
 
-    return refine_unreferenced.unreferenced(findings, sources, read)
+    return refine_unreferenced.unreferenced(findings, sources, read, known)
 
 
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:
@@ -986,7 +989,7 @@ def assemble(source: Source, found: Discovery, pairs: list[tuple[FileResult, boo
                                     "looking for calls of inline PTX helpers",
                                     "DEV001 is as each file's own scan found it", found_here) or found_here
     if only is None and any(f.status is Status.OPEN and f.severity > Severity.INFO for f in found_here):
-        found_here = _budgeted_pass(_unreferenced, (source, found, found_here, held), budget, notices,
+        found_here = _budgeted_pass(_unreferenced, (source, found, results, found_here, held), budget, notices,
                                     "looking for references to the functions holding open findings",
                                     "findings in functions nothing calls stay open", found_here) or found_here
     kernels = sorted(k for r in results for k in r.kernels)
@@ -1710,6 +1713,13 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
         # macros, hence only where they change nothing): cached with this result, so a re-scan does it for the
         # changed files alone and the pass parses none.
         asm_helpers = AsmHelpers(tuple(asm_lines), refine_helpers.file_helpers(path, language, data, asm_lines, sf))
+    # The unreferenced-function pass's part of this file (porter.match.refine_unreferenced), from this read and a
+    # parse without the repository's macros (the scan's own where they change nothing): cached with this result, so
+    # that pass reads and parses no file.
+    references = None
+    if language == "cuda" and len(data) <= _BUILD_FILE_BYTES:  # the pass searches no larger file
+        references = refine_unreferenced.reference_facts(
+            path, language, data, sf if parses_alike(data, st.macros) else parse(path, language, data))
     return FileResult(
         path=path,
         language=language,
@@ -1733,6 +1743,7 @@ def scan_source(path: str, language: str, data: bytes, st: _Worker | None = None
             (r for r in rules if r.id == refine_vectors.USE_RULE), None)) if language == "cuda" else None,
         asm_helpers=asm_helpers,
         py_module=py_module,
+        references=references,
     )
 
 

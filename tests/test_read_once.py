@@ -190,3 +190,36 @@ def test_a_guard_another_module_establishes_is_read_from_the_scans_own_read(tmp_
     assert reads() == once
     assert handled(GitTree(repo, "HEAD"), cache_dir=tmp_path / "cache") == expected
     assert reads() == {}
+
+
+UNREF_APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures/unref_s31/app")
+
+
+def test_the_unreferenced_function_pass_reads_and_parses_no_file_again(tmp_path, reads, parses):
+    """porter.match.refine_unreferenced takes each file's definitions and mentions from its scan
+    (FileResult.references, cached with the file's result): on main after that pass was added it read every C/C++/CUDA
+    file again and parsed those holding findings or mentions a second time. A warm git scan reads and parses nothing
+    and marks the same findings unused."""
+    from pathlib import Path
+
+    files = {p.relative_to(UNREF_APP).as_posix(): p.read_bytes() for p in sorted(Path(UNREF_APP).rglob("*"))
+             if p.is_file()}
+    repo = make_repo(tmp_path / "app", files)
+    cuda = sorted(p for p in files if p.endswith((".cu", ".cuh")))
+
+    def scan(**how):
+        result = run(GitTree(repo, "HEAD"), Settings(jobs=1, targets=("mi300x",), **how)).result
+        return [(f.path, f.line, f.rule, dict(f.data).get("unused")) for f in result.findings]
+
+    cold = scan(cache_dir=tmp_path / "cache")
+    marked = [(p, line, rule) for p, line, rule, why in cold if why]
+    # the pass ran: its fixture's dead templates read unused (tests/test_unref_s31.py has the exact rows)
+    assert ("src/reduce.cuh", 19, "KRN001") in marked and ("src/reduce.cuh", 14, "DEV002") in marked
+    # (src/loader.py, a Python file with no finding, is read a second time by a stage before this pass: not its own)
+    assert {p: n for p, n in reads().items() if p in cuda} == {p: 1 for p in cuda}
+    assert parses() == {p: 1 for p in cuda}
+    assert scan(cache_dir=tmp_path / "cache") == cold
+    # (this repository's Makefile has a warm scan read every file again, once, on main too: no pass's doing)
+    assert {p: n for p, n in reads().items() if p in cuda} == {p: 1 for p in cuda}
+    assert parses() == {}
+    assert scan(cache_dir=None) == cold

@@ -42,6 +42,42 @@ class AsmHelpers:
 
 
 @dataclass(frozen=True)
+class Definition:
+    """One function definition of a C/C++/CUDA file as porter.match.refine_unreferenced judges it (reference_facts):
+    where it is, and what of its deadness the file alone decides."""
+
+    name: str
+    start_byte: int
+    end_byte: int
+    start: tuple[int, int]  # (line, byte column from 0) of its first byte
+    end: tuple[int, int]  # (line, byte column from 0) of the byte after its last
+    is_kernel: bool
+    template: bool  # inside a template declaration
+    on_demand: bool  # emitted only where used (template, member, inline, static, constexpr)
+    local_ok: bool  # may be dead as far as this file tells (the repository's entry point and pastes aside)
+    library_only: bool  # in a header, or a plain kernel: not dead in a repository with no entry point
+    reached: bool  # hip-clang may compile its first line
+    asm_parses: bool  # every asm operand constraint in it is one the AMDGPU target parses
+    outer: int  # index of the innermost definition around it, -1 at file scope
+
+
+@dataclass(frozen=True)
+class ReferenceFacts:
+    """What porter.match.refine_unreferenced reads from one C/C++/CUDA file, taken from the scan's own read (and
+    parse, where the repository's macros leave it as the pass would parse) so the pass reads and parses no file again:
+    its size, whether it holds a program's entry point, the token pastes of its macros, its definitions (sorted by
+    first byte), and for each identifier word of its code (comments blanked) the definitions, in file order, whose
+    bodies mention it where hip-clang may compile the mention (-1: at file scope, not a mere declaration of it);
+    in a test, benchmark or example every word is listed, mentions or not."""
+
+    size: int
+    entry: bool
+    pastes: tuple[tuple[str, str], ...]
+    definitions: tuple[Definition, ...]
+    mentions: tuple[tuple[str, tuple[int, ...]], ...]  # by word
+
+
+@dataclass(frozen=True)
 class ImportReading:
     """Calls of names a Python file imports (`checks.cuda_capability_compare`, `is_fp8_compile_supported`) read as
     CUDA tests in that file (porter.portaware.pymodules): the spans they add to the file's own (as PortFacts.spans)
@@ -215,6 +251,8 @@ class FileResult:
     # For the unused-PTX-helper pass (porter.match.refine_helpers): None when the file holds no DEV001 finding, or
     # the scan's parse is not the one that pass makes (the repository's macros change the parser's input).
     asm_helpers: AsmHelpers | None = None
+    # For the unreferenced-function pass (porter.match.refine_unreferenced): None for other languages
+    references: ReferenceFacts | None = None
     # For the cross-module Python guard reading (porter.portaware.pymodules): None for other languages
     py_module: ModuleFacts | None = None
 
