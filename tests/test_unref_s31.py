@@ -85,6 +85,11 @@ def test_unreferenced_functions_read_info_and_the_rest_stays_open():
         ("src/reduce.cuh", 89, "DEV011", "medium", []),
         # nothing calls spaced_launch, but hip-clang rejects its `<< <` when it parses the template
         ("src/reduce.cuh", 92, "DEV040", "high", []),
+        # lane_kernel's only launch is in a template nothing uses: dead, but a plain kernel is emitted unlaunched, so
+        # its PTX (even with an "=r" operand AMDGPU parses) reaches the AMDGPU assembler and stays open
+        ("src/reduce.cuh", 94, "KRN001", "info", ["`lane_kernel` (kernel) is named in the repository's code only by "
+                                                 "`uncalled_lane_launch`, which nothing the build reaches uses either"]),
+        ("src/reduce.cuh", 96, "DEV001", "high", []),
     ]
 
 
@@ -97,6 +102,8 @@ def test_kernel_nothing_reachable_launches_reads_ok():
         # nothing launches it, but a finding hip-clang rejects stays open in it: its verdict stands
         ("src/reduce.cuh", 61, "orphan_vote", "open", ["fix"]),
         ("src/reduce.cuh", 64, "declared_vote", "open", ["fix"]),
+        # launched only from dead code, but its PTX stays open inside it: fix, not ok
+        ("src/reduce.cuh", 94, "lane_kernel", "open", ["fix"]),
         ("tests/reduce_test.cu", 3, "check", "open", ["fix"]),
     ]
 
@@ -140,13 +147,15 @@ def test_a_call_from_live_code_keeps_the_whole_chain():
                               ("src/reduce.cuh", 58, "DEV002"),
                               ("src/reduce.cuh", 58, "DEV011"),
                               ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
-                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
+                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011"),
+                              ("src/reduce.cuh", 94, "KRN001")]
     # main calls old_launcher: old_kernel and old_block_sum are reached through it
     files["src/main.cu"] = files["src/main.cu"].replace(b"return 0;", b"old_launcher(d);\n    return 0;")
     assert _marked(files) == [("src/reduce.cuh", 58, "DEV002"),
                               ("src/reduce.cuh", 58, "DEV011"),
                               ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
-                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
+                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011"),
+                              ("src/reduce.cuh", 94, "KRN001")]
     # the same call only in a comment, or in an arm hip-clang never takes, is no use
     base = _app_files()
     for text in (b"// old_launcher(d);\n    return 0;",
@@ -173,7 +182,8 @@ def test_file_scope_mentions_and_budgets_keep_findings_open():
         assert _marked(files) == [("src/reduce.cuh", 58, "DEV002"),
                                   ("src/reduce.cuh", 58, "DEV011"),
                               ("src/reduce.cuh", 76, "DEV001"), ("src/reduce.cuh", 82, "DEV002"), ("src/reduce.cuh", 82, "DEV011"),
-                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011")]
+                              ("src/reduce.cuh", 85, "DEV002"), ("src/reduce.cuh", 85, "DEV011"),
+                              ("src/reduce.cuh", 94, "KRN001")]
     finally:
         ru.PARSE_BUDGET = saved
     # past the read budget nothing is decided

@@ -34,7 +34,7 @@ A function may be dead only when nothing outside the repository can call it and 
 - the finding must be inside a template: hip-clang checks a non-template body whether it is called or not
   (GPUSorting's 32-bit `__activemask()` mask meets HIP's static_assert uncalled), and even in a template a spot it
   rejects when parsing stays open (PARSE_ERRORS: spaced chevrons, `register`); inline PTX (DEV001) reads not open,
-  template or not, only where every asm operand constraint is one the AMDGPU target parses
+  template or not (a plain kernel excepted: it is emitted unlaunched), only where every asm operand constraint is one the AMDGPU target parses
   (porter.match.refine_helpers.parses_on_amdgpu). A kernel's definition (KRN001) carries the kernel's deadness to
   its verdict (porter.portaware.status: ok and cuda-only when no open finding stays inside it).
 Each file's part of the index (its definitions and how each may be dead as far as the file tells; for each word,
@@ -449,8 +449,10 @@ def unreferenced(findings: Iterable[Finding], sources: Mapping[str, str],
             template = bool(own and own[3])
             if f.rule == ASM_RULE:
                 # clang checks an asm statement's constraints when it parses it, in a template too: a PTX register
-                # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX is read only once emitted
-                keep = not fn.asm_parses
+                # class (`"l"`) breaks the ROCm build uncalled; `"=r"` parses, and the PTX is read only once emitted.
+                # A plain (non-template) kernel is emitted whether launched or not (external linkage, like any
+                # `__global__` definition), so its PTX always reaches the AMDGPU assembler
+                keep = not fn.asm_parses or (fn.is_kernel and not template)
             elif f.rule == KERNEL_RULE:
                 # a kernel named nowhere at all is launched by a name the search cannot see (cuSZ's
                 # KERNEL_CUHIP_c_lorenzo_2d1l, named through its build's macros): only one whose every launch sits
