@@ -869,6 +869,12 @@ def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], fi
     sources = {c.path: c.language for c in found.files if c.language == "cuda"}
     known = {r.path: (frozenset(r.asm_helpers.lines), r.asm_helpers.helpers) for r in results
              if r.asm_helpers is not None and r.language == sources.get(r.path)}
+    return refine_helpers.unused_helpers(findings, sources, _scanned_reader(source, found, held), known)
+
+
+def _scanned_reader(source: Source, found: Discovery, held: Held | None) -> Callable[[str], bytes | None]:
+    """A scanned file's bytes by path for the cross-file passes (None when unreadable), through the run's held reads
+    where there are some, so a file the scan already read is not read from its source again."""
     by_path = {c.path: c for c in found.files}
 
     def read(path: str) -> bytes | None:
@@ -878,7 +884,7 @@ def _asm_helpers(source: Source, found: Discovery, results: list[FileResult], fi
         except SourceReadError:
             return None
 
-    return refine_helpers.unused_helpers(findings, sources, read, known)
+    return read
 
 
 def _unreferenced(source: Source, found: Discovery, results: list[FileResult], findings: list[Finding],
@@ -889,16 +895,7 @@ def _unreferenced(source: Source, found: Discovery, results: list[FileResult], f
     skipped it) is read and parsed here."""
     sources = {c.path: c.language for c in found.files if c.language == "cuda"}
     known = {r.path: r.references for r in results if r.references is not None and r.language == sources.get(r.path)}
-    by_path = {c.path: c for c in found.files}
-
-    def read(path: str) -> bytes | None:
-        try:
-            c = by_path[path]
-            return held.read(source, c, _BUILD_FILE_BYTES) if held is not None else source.read(c, _BUILD_FILE_BYTES)
-        except SourceReadError:
-            return None
-
-    return refine_unreferenced.unreferenced(findings, sources, read, known)
+    return refine_unreferenced.unreferenced(findings, sources, _scanned_reader(source, found, held), known)
 
 
 def _build_texts(source: Source, found: Discovery, held: Held | None) -> Iterable[tuple[str, str, bytes]]:

@@ -55,7 +55,7 @@ from porter.model.finding import Finding, Severity, Status
 from porter.model.report import Definition, ReferenceFacts
 from porter.source.discover import HEADER_SUFFIXES
 from porter.source.parse import Function, SourceFile, parse
-from porter.source.preprocessor import (ROCM, Directive, Tri, _ArchBuild, blank_comments, condition,
+from porter.source.preprocessor import (Directive, Tri, blank_comments, condition, hip_arch_build,
                                        may_hold_directives, preprocessed)
 
 READ_BUDGET = 256 * 1024 * 1024  # bytes of C/C++/CUDA and Python files whose words are searched
@@ -130,6 +130,9 @@ def _kind(fn: Function, data: bytes) -> tuple[bool, bool, bool] | None:
 
 _DECLARATOR_WRAPPERS = frozenset({"qualified_identifier", "template_function", "pointer_declarator",
                                   "reference_declarator", "destructor_name", "operator_name"})
+
+
+_OPENS_PARAMETERS = re.compile(rb"\s*\(")  # after a declarator's name: its parameter list
 
 
 def _declared_only(sf: SourceFile, start: int, end: int) -> bool:
@@ -247,8 +250,11 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
         if not stretch[bisect.bisect_left(dir_lines, line) if dir_lines else 0]:
             continue
         inner = sf.enclosing(at)
-        # -2: a prototype or member declaration names the function without using it
-        i = index[id(inner)] if inner is not None else -2 if _declared_only(sf, at, m.end()) else -1
+        # -2: a prototype or member declaration names the function without using it. Only a word its parameter list
+        # follows can be a declarator: asking the syntax tree for every other word costs its depth each time, which
+        # is quadratic on a long run like `warp=warp=...` (test_red_s18's 129 KB line took 10 CPU-s, not 0.5)
+        i = (index[id(inner)] if inner is not None else
+             -2 if _OPENS_PARAMETERS.match(code, m.end()) and _declared_only(sf, at, m.end()) else -1)
         seen.setdefault(i, None)
     return ReferenceFacts(
         size=len(data), entry=_ENTRY.search(code) is not None,
@@ -260,7 +266,7 @@ def reference_facts(path: str, language: str, data: bytes, sf: SourceFile | None
 def _stretches(dirs: list[Directive]) -> list[bool]:
     """hip_reaches for the lines after each count of directives: [k] answers a line the first k precede (one walk of
     porter.source.preprocessor._reaches's, which walks them all for each line asked)."""
-    build = _ArchBuild(ROCM, (), ())
+    build = hip_arch_build()
     stack: list[tuple[list[Tri], Tri]] = []
     out = [True]
     closed = 0  # open groups whose current arm reads false

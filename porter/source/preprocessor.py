@@ -1078,6 +1078,13 @@ class _ReleaseBuild(_ArchBuild):
         return super().value(name)
 
 
+def hip_arch_build() -> Build:
+    """The ROCm build as hip_reaches reads it with no release: toolkit versions and `__CUDA_ARCH__` undefined, no
+    project macro known (porter.match.refine_unreferenced answers a file's stretches between directives in one walk
+    with it)."""
+    return _ArchBuild(ROCM, (), ())
+
+
 def hip_reaches(dirs: list[Directive], line: int, release: str | None = None) -> bool:
     """Whether hip-clang may compile `line`: False when an enclosing #if/#elif/#else arm reads false in the ROCm
     build with `__CUDA_ARCH__` undefined (as HIP has it, host and device pass alike): the `#else` of
@@ -1086,7 +1093,7 @@ def hip_reaches(dirs: list[Directive], line: int, release: str | None = None) ->
     whose finding is only true where HIP compiles the code (a redefinition of a HIP builtin)."""
     parts = (release or "").split(".")
     build = (_ReleaseBuild(int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit()
-             else _ArchBuild(ROCM, (), ()))
+             else hip_arch_build())
     return _reaches(dirs, line, build)
 
 
