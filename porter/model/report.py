@@ -178,7 +178,8 @@ class PortFacts:
     # kernel source (porter.portaware.rewrites)
     rewrites: tuple[tuple[int, str], ...] = ()
     # A torch-extension setup.py's source paths as its string literals spell them, a path.join of literals joined
-    # with "/" and any computed part as "*" (porter.portaware.scope.setup_source_patterns): what setuptools compiles
+    # with "/" and any computed part as "*" (porter.portaware.scope.setup_source_patterns): what setuptools compiles;
+    # of a module that builds at run time, its torch JIT loads' sources (porter.portaware.status.jit_load_sources)
     sources: tuple[str, ...] = ()
     # A build file's (CMake, make, Meson, shell, setup.py) runs of lines that configure nothing (first, last: blank,
     # comment, message, flow control; porter.portaware.rocmbuild.inert_runs) and its lines that enable the HIP

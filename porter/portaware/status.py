@@ -522,9 +522,10 @@ def _read(source, c, limit: int, held=None) -> bytes | None:
 
 # 32: session 30 merged two version-31 changes (dualb: RocmBuild evidence, rocm_tools and launcher facts; dualpy:
 # vendor-keyed table entries), so a cache written by either branch alone is not read as the merged facts.
-# 36: session 31 (prec47) tags Python modules that build at run time (RUNTIME_BUILD).
+# 36: session 31 (prec47) tags Python modules that build at run time (RUNTIME_BUILD); 37: their PortFacts.sources
+# are their JIT loads' sources (jit_load_sources), not setup.py's patterns.
 # 33: session 30 (xmod) reads Python guards across modules (porter.portaware.pymodules; guards' CUDA-only functions).
-FACTS_VERSION = b"portaware-facts-36"
+FACTS_VERSION = b"portaware-facts-37"
 # How a skip reason starts when a budgeted worker gave up on the file (porter.pipeline.overrun_reason).
 BUDGET_REASONS = ("took longer than", "needed more than", "parser process died")
 
@@ -655,7 +656,11 @@ def file_facts(path: str, language: str, data: bytes, sf=None, pre: preprocessor
     if language == "python" and not setup and _RUNTIME_BUILD().search(data):
         own = (RUNTIME_BUILD,)  # a module unbuilt_sources reads for its JIT loads (the rest it never reads)
     sources: tuple[str, ...] = ()
-    if own:
+    if own == (RUNTIME_BUILD,):
+        # the sources its torch JIT loads compile, read here from the scan's own bytes so unbuilt_sources reads no
+        # module for them: () when it may build anything else (jit_load_sources answers None)
+        sources = tuple(jit_load_sources(data.decode("utf-8", "replace")) or ())
+    elif own:
         if sf is None:
             from porter.source.parse import parse
 
@@ -2179,23 +2184,18 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     # Python modules that build torch JIT extensions from literal source lists (jit_load_sources): builds too
     loads: dict[str, list[str]] = {}
     units = [p for p, c in files.items() if c.language == "cuda"]
-    pys: dict[str, bytes | None] = {}  # each Python file read once here
     if not setups and not makes:
         if not units:
             return {}
         for p, c in sorted(files.items()):
-            # (only a module its cached facts tag RUNTIME_BUILD can be such a build: the rest are not read, so a
-            # warm scan reads nothing)
-            if c.language != "python" or RUNTIME_BUILD not in facts.get(p, PortFacts()).tested:
+            # only a module its facts tag RUNTIME_BUILD can be such a build, and its facts hold its JIT loads'
+            # sources (file_facts: none when it may build anything else)
+            f = facts.get(p, PortFacts())
+            if c.language != "python" or RUNTIME_BUILD not in f.tested:
                 continue
-            data = pys[p] = read(c)
-            if data is None:
+            if not f.sources:
                 return {}
-            if _RUNTIME_BUILD().search(data):
-                listed = jit_load_sources(data.decode("utf-8", "replace"))
-                if not listed:
-                    return {}
-                loads[p] = listed
+            loads[p] = list(f.sources)
         if not loads:
             return {}
     built: set[str] = set()
@@ -2271,7 +2271,7 @@ def unbuilt_sources(files, facts: dict[str, PortFacts], dirs, read, present=None
     for p, c in sorted(files.items()):
         if c.language not in ("python", "shell"):
             continue
-        data = pys[p] if p in pys else read(c)
+        data = read(c)
         if data is None:
             return {}
         if c.language == "shell" and _SHELL_COMPILE().search(data):
